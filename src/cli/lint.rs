@@ -1,0 +1,312 @@
+//! `golint-k8s lint`: collect inputs, lint them in parallel, render, and pick the exit code.
+
+use std::collections::HashSet;
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use rayon::prelude::*;
+
+use super::{FailOn, Format};
+use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
+use crate::diagnostic::Severity;
+use crate::lint::{decode_failure, lint_source, FileReport, Selection, Stats};
+use crate::output::{self, Run};
+use crate::rules::registry;
+use crate::source::{Origin, Source};
+use crate::walk::{self, Input};
+
+#[derive(Args, Debug, Clone)]
+pub struct LintArgs {
+    /// Files or directories to lint; - reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Use this config file instead of looking for .golint-k8s.yaml.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Only these rules (codes, names or blocks like GK2), comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Skip these rules (codes, names or blocks like GK2), comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Exit 1 when a finding has at least this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+    /// Go version of the containers (e.g. 1.25), unless an annotation says otherwise.
+    #[arg(long)]
+    pub go_version: Option<String>,
+    /// CPUs of the nodes, for the throttling numbers.
+    #[arg(long)]
+    pub node_cpus: Option<u32>,
+    #[arg(long)]
+    pub no_color: bool,
+    /// Name standard input in output and find its config from there.
+    #[arg(long)]
+    pub stdin_filename: Option<String>,
+    /// Print nothing but the findings (no summary line).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the number of findings per rule.
+    #[arg(long)]
+    pub statistics: bool,
+}
+
+fn selection(a: &LintArgs) -> Result<Selection, String> {
+    let resolve = |list: &[String]| -> Result<HashSet<&'static str>, String> {
+        let mut set = HashSet::new();
+        for s in list.iter().filter(|s| !s.trim().is_empty()) {
+            let m = registry::matching(s);
+            if m.is_empty() {
+                return Err(format!(
+                    "unknown rule or rule block {s:?} (see `golint-k8s rules`)"
+                ));
+            }
+            set.extend(m.into_iter().map(|r| r.code));
+        }
+        Ok(set)
+    };
+    Ok(Selection {
+        select: if a.select.is_empty() {
+            None
+        } else {
+            Some(resolve(&a.select)?)
+        },
+        ignore: resolve(&a.ignore)?,
+    })
+}
+
+pub fn run(a: LintArgs) -> i32 {
+    let sel = match selection(&a) {
+        Ok(s) => s,
+        Err(m) => return usage(&m),
+    };
+    let go_version = match a.go_version.as_deref().map(|v| (v, GoVersion::parse(v))) {
+        None => None,
+        Some((_, Some(v))) => Some(v),
+        Some((v, None)) => return usage(&format!("--go-version must look like 1.25, not {v:?}")),
+    };
+    if a.node_cpus == Some(0) {
+        return usage("--node-cpus must be 1 or more");
+    }
+    let explicit = match &a.config {
+        Some(p) => match Config::load(p) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("error: invalid config: {e}");
+                return 2;
+            }
+        },
+        None => None,
+    };
+    let finder = ConfigFinder::new(
+        explicit,
+        Overrides {
+            go_version,
+            node_cpus: a.node_cpus,
+        },
+    );
+
+    let walked = walk::collect(&a.paths);
+    let mut had_error = !walked.errors.is_empty();
+    for (p, m) in &walked.errors {
+        eprintln!("error: {p}: {m}");
+    }
+    for c in &walked.charts {
+        eprintln!(
+            "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
+            c.display(),
+            c.display()
+        );
+    }
+
+    let stdin_name = a.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
+    let config_errors = std::sync::Mutex::new(Vec::new());
+    let mut reports: Vec<FileReport> = walked
+        .inputs
+        .par_iter()
+        .filter_map(|input| {
+            let (origin, config_path, bytes) = match input {
+                Input::Stdin => {
+                    let mut buf = Vec::new();
+                    if let Err(e) = std::io::stdin().lock().read_to_end(&mut buf) {
+                        config_errors
+                            .lock()
+                            .unwrap()
+                            .push(format!("{stdin_name}: cannot read standard input: {e}"));
+                        return None;
+                    }
+                    (
+                        Origin::Stdin(stdin_name.clone()),
+                        PathBuf::from(&stdin_name),
+                        buf,
+                    )
+                }
+                Input::File { path, .. } => match read_capped(path) {
+                    Ok(b) => (Origin::File(path.clone()), path.clone(), b),
+                    Err(e) => {
+                        config_errors
+                            .lock()
+                            .unwrap()
+                            .push(format!("{}: {e}", path.display()));
+                        return None;
+                    }
+                },
+            };
+            let cfg = match finder.for_file(&config_path) {
+                Ok(c) => c,
+                Err(e) => {
+                    config_errors
+                        .lock()
+                        .unwrap()
+                        .push(format!("invalid config: {e}"));
+                    return None;
+                }
+            };
+            if let Input::File { path, walked: true } = input {
+                if excluded(&cfg, path) {
+                    return None;
+                }
+            }
+            Some(match Source::decode(origin, bytes) {
+                Ok(src) => lint_source(src, &cfg, &sel),
+                Err((origin, err)) => {
+                    let raw = match input {
+                        Input::File { path, .. } => std::fs::read(path).unwrap_or_default(),
+                        Input::Stdin => Vec::new(),
+                    };
+                    decode_failure(origin, err, &raw)
+                }
+            })
+        })
+        .collect();
+    for e in config_errors.into_inner().unwrap() {
+        had_error = true;
+        eprintln!("error: {e}");
+    }
+    reports.sort_by(|x, y| x.name.cmp(&y.name));
+    let mut stats = Stats::default();
+    for r in &reports {
+        stats += r.stats;
+    }
+    let run = Run {
+        reports: &reports,
+        stats,
+    };
+
+    let to_terminal = a.output.is_none() && std::io::stdout().is_terminal();
+    let color = to_terminal && !a.no_color && std::env::var_os("NO_COLOR").is_none();
+    let result = write_output(&a, &run, color);
+    match result {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return if had_error { 2 } else { 0 }
+        }
+        Err(e) => {
+            eprintln!("error: cannot write output: {e}");
+            return 2;
+        }
+    }
+    if had_error {
+        return 2;
+    }
+    let threshold = match a.fail_on {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Info => Severity::Info,
+    };
+    let failing = reports
+        .iter()
+        .flat_map(|r| &r.findings)
+        .any(|f| f.diagnostic.severity >= threshold);
+    i32::from(failing)
+}
+
+fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
+    let mut buf: Box<dyn Write> = match &a.output {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    match a.format {
+        Format::Human => {
+            let width = terminal_width().unwrap_or(100);
+            output::human::write(run, &output::human::Options { color, width }, &mut buf)?;
+            if run.reports.iter().all(|r| r.findings.is_empty()) && !a.quiet {
+                writeln!(
+                    buf,
+                    "no problems found in {} file{}",
+                    run.stats.files,
+                    if run.stats.files == 1 { "" } else { "s" }
+                )?;
+            }
+        }
+        Format::Concise => {
+            output::concise::write(run, &mut buf)?;
+            if !a.quiet {
+                writeln!(buf, "{}", output::human::summary_line(run))?;
+            }
+        }
+        Format::Json => output::json::write(run, &mut buf)?,
+    }
+    if a.statistics {
+        let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        for f in run.reports.iter().flat_map(|r| &r.findings) {
+            *counts.entry(f.diagnostic.code).or_default() += 1;
+        }
+        // Statistics go to stderr in JSON mode so that stdout stays one JSON document.
+        let mut text = String::new();
+        for (code, n) in counts {
+            text.push_str(&format!(
+                "{n:>6}  {code} {}\n",
+                registry::by_code(code).name
+            ));
+        }
+        if a.format == Format::Json {
+            eprint!("{text}");
+        } else {
+            buf.write_all(text.as_bytes())?;
+        }
+    }
+    buf.flush()
+}
+
+fn terminal_width() -> Option<usize> {
+    std::env::var("COLUMNS").ok()?.parse().ok()
+}
+
+fn usage(m: &str) -> i32 {
+    eprintln!("error: {m}");
+    2
+}
+
+/// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).
+fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
+    let mut buf = Vec::new();
+    f.take(crate::source::MAX_FILE_BYTES + 1)
+        .read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+fn excluded(cfg: &Config, path: &Path) -> bool {
+    if cfg.exclude.patterns.is_empty() {
+        return false;
+    }
+    let base = cfg
+        .path
+        .as_ref()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf);
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let rel = base
+        .and_then(|b| std::fs::canonicalize(b).ok())
+        .and_then(|b| abs.strip_prefix(b).ok().map(Path::to_path_buf))
+        .unwrap_or_else(|| path.to_path_buf());
+    cfg.exclude.matching(&rel.to_string_lossy()).is_some()
+}

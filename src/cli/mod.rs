@@ -1,0 +1,63 @@
+//! Command-line interface: argument parsing and the commands. Each command returns an exit code;
+//! `main` only maps it to the process status.
+
+pub mod lint;
+pub mod rules;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "golint-k8s",
+    version,
+    about = "Lint and fix Kubernetes manifests that run Go programs: GOMAXPROCS, GOMEMLIMIT, GOGC and GODEBUG against container limits",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Lint manifests (files, directories, or - for standard input).
+    Lint(lint::LintArgs),
+    /// List every rule: code, name, default severity, fix.
+    Rules,
+    /// Print a rule's documentation.
+    Explain {
+        /// A rule code (GK101) or name (memory-limit-without-gomemlimit).
+        rule: String,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Concise,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+/// Runs the CLI and returns the exit code (0 clean, 1 findings, 2 usage or I/O error).
+pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Lint(a) => lint::run(a),
+        Command::Rules => rules::list(),
+        Command::Explain { rule } => rules::explain(&rule),
+    }
+}

@@ -1,0 +1,564 @@
+//! The `.golint-k8s.yaml` config file and the command-line overrides layered on top of it.
+//!
+//! The file is read through our own span tree (not serde) so that every unknown key and bad value
+//! is reported at its line and column in the config file, which is what users of ruff and
+//! kube-linter expect when they mistype a key.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use crate::diagnostic::Severity;
+use crate::rules::registry;
+use crate::source::{Origin, Source};
+use crate::yaml::{self, NodeId, Yaml};
+
+pub const FILE_NAME: &str = ".golint-k8s.yaml";
+
+/// A Go version as `major.minor` (patch releases do not change runtime defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GoVersion {
+    pub major: u32,
+    pub minor: u32,
+}
+
+impl GoVersion {
+    pub const fn new(major: u32, minor: u32) -> Self {
+        GoVersion { major, minor }
+    }
+
+    /// Accepts `1.25`, `1.25.3`, `go1.25`, `go1.25rc1`.
+    pub fn parse(s: &str) -> Option<GoVersion> {
+        let s = s.trim();
+        let s = s.strip_prefix("go").unwrap_or(s);
+        let mut parts = s.split('.');
+        let major: u32 = parts.next()?.parse().ok()?;
+        let minor_raw = parts.next()?;
+        let digits: String = minor_raw
+            .chars()
+            .take_while(|c| c.is_ascii_digit())
+            .collect();
+        let minor: u32 = digits.parse().ok()?;
+        if major == 0 {
+            return None;
+        }
+        Some(GoVersion { major, minor })
+    }
+}
+
+impl std::fmt::Display for GoVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuLimits {
+    Warn,
+    Forbid,
+    Allow,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemLimitStrategy {
+    Ratio,
+    FieldRef,
+}
+
+#[derive(Debug, Clone)]
+pub struct PodSpecPath {
+    pub api_version: String,
+    pub kind: String,
+    pub path: Vec<String>,
+}
+
+/// A glob list that remembers its patterns (for messages).
+#[derive(Debug, Clone, Default)]
+pub struct Globs {
+    pub patterns: Vec<String>,
+    set: Option<GlobSet>,
+}
+
+impl Globs {
+    fn new(patterns: Vec<String>) -> Result<Globs, String> {
+        let mut b = GlobSetBuilder::new();
+        for p in &patterns {
+            b.add(Glob::new(p).map_err(|e| format!("invalid glob {p:?}: {e}"))?);
+        }
+        let set = b.build().map_err(|e| e.to_string())?;
+        Ok(Globs {
+            patterns,
+            set: Some(set),
+        })
+    }
+
+    /// The first pattern that matches.
+    pub fn matching(&self, s: &str) -> Option<&str> {
+        let set = self.set.as_ref()?;
+        set.matches(s).first().map(|&i| self.patterns[i].as_str())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file this came from (None: built-in defaults).
+    pub path: Option<PathBuf>,
+    pub go_version: Option<GoVersion>,
+    pub go_versions: Vec<(Globs, GoVersion)>,
+    pub assume_go: bool,
+    pub go_images: Globs,
+    pub non_go_images: Globs,
+    pub node_cpus: Option<u32>,
+    pub cpu_limits: CpuLimits,
+    pub gomemlimit_ratio: f64,
+    pub gomemlimit_strategy: MemLimitStrategy,
+    /// Per-rule severity override; None turns the rule off.
+    pub rules: HashMap<&'static str, Option<Severity>>,
+    pub exclude: Globs,
+    pub pod_spec_paths: Vec<PodSpecPath>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            path: None,
+            go_version: None,
+            go_versions: Vec::new(),
+            assume_go: true,
+            go_images: Globs::default(),
+            non_go_images: Globs::default(),
+            node_cpus: None,
+            cpu_limits: CpuLimits::Warn,
+            gomemlimit_ratio: 0.9,
+            gomemlimit_strategy: MemLimitStrategy::Ratio,
+            rules: HashMap::new(),
+            exclude: Globs::default(),
+            pod_spec_paths: Vec::new(),
+        }
+    }
+}
+
+/// A config error, located in the config file.
+#[derive(Debug, Clone)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+/// Command-line settings that override the file.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub go_version: Option<GoVersion>,
+    pub node_cpus: Option<u32>,
+}
+
+impl Config {
+    pub fn apply(&mut self, o: &Overrides) {
+        if o.go_version.is_some() {
+            self.go_version = o.go_version;
+        }
+        if o.node_cpus.is_some() {
+            self.node_cpus = o.node_cpus;
+        }
+    }
+
+    /// The Go version configured for an image (per-image globs first, then the global one).
+    pub fn go_version_for(&self, image: Option<&str>) -> Option<(GoVersion, String)> {
+        if let Some(image) = image {
+            for (globs, v) in &self.go_versions {
+                if let Some(p) = globs.matching(image) {
+                    return Some((*v, format!("config go-versions {p:?}")));
+                }
+            }
+        }
+        self.go_version
+            .map(|v| (v, "config go-version".to_string()))
+    }
+
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let bytes = std::fs::read(path).map_err(|e| ConfigError {
+            file: path.display().to_string(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read config: {e}"),
+        })?;
+        let src = Source::decode(Origin::File(path.to_path_buf()), bytes).map_err(|(_, e)| {
+            ConfigError {
+                file: path.display().to_string(),
+                line: 1,
+                column: 1,
+                message: e.message(),
+            }
+        })?;
+        let mut cfg = Config::parse(&src)?;
+        cfg.path = Some(path.to_path_buf());
+        Ok(cfg)
+    }
+
+    pub fn parse(src: &Source) -> Result<Config, ConfigError> {
+        let y = yaml::parse(src.yaml_text(), src.bom_len);
+        let err = |offset: usize, message: String| {
+            let (line, column) = src.line_col(offset);
+            ConfigError {
+                file: src.name.clone(),
+                line,
+                column,
+                message,
+            }
+        };
+        if let Some(doc) = y.docs.iter().find(|d| d.error.is_some()) {
+            let e = doc.error.as_ref().unwrap();
+            return Err(err(e.offset, format!("invalid YAML: {}", e.message)));
+        }
+        if let Some(d) = y.duplicates.first() {
+            return Err(err(y.span(d.second).start, "duplicate key".into()));
+        }
+        let mut cfg = Config::default();
+        let Some(root) = y.docs.first().and_then(|d| d.root) else {
+            return Ok(cfg);
+        };
+        if y.is_null(root) {
+            return Ok(cfg);
+        }
+        if !y.is_mapping(root) {
+            return Err(err(
+                y.span(root).start,
+                "the config must be a mapping".into(),
+            ));
+        }
+        let p = ConfigReader { y: &y, err: &err };
+        for (k, v) in y.entries(root) {
+            let key = y.str(k).unwrap_or("");
+            match key {
+                "go-version" => cfg.go_version = Some(p.go_version(v)?),
+                "go-versions" => {
+                    for (ik, iv) in p.map(v)? {
+                        let glob = y.str(ik).unwrap_or("").to_string();
+                        let globs =
+                            Globs::new(vec![glob]).map_err(|m| err(y.span(ik).start, m))?;
+                        cfg.go_versions.push((globs, p.go_version(iv)?));
+                    }
+                }
+                "assume-go" => cfg.assume_go = p.bool(v)?,
+                "go-images" => cfg.go_images = p.globs(v)?,
+                "non-go-images" => cfg.non_go_images = p.globs(v)?,
+                "node-cpus" => {
+                    let n = p.int(v)?;
+                    if !(1..=100_000).contains(&n) {
+                        return Err(err(y.span(v).start, "node-cpus must be 1 or more".into()));
+                    }
+                    cfg.node_cpus = Some(n as u32);
+                }
+                "cpu-limits" => {
+                    cfg.cpu_limits = match p.string(v)? {
+                        "warn" => CpuLimits::Warn,
+                        "forbid" => CpuLimits::Forbid,
+                        "allow" => CpuLimits::Allow,
+                        other => {
+                            return Err(err(
+                                y.span(v).start,
+                                format!("cpu-limits must be warn, forbid or allow, not {other:?}"),
+                            ))
+                        }
+                    }
+                }
+                "gomemlimit" => {
+                    for (ik, iv) in p.map(v)? {
+                        match y.str(ik).unwrap_or("") {
+                            "ratio" => {
+                                let text = p.string(iv)?;
+                                let r: f64 = text.parse().map_err(|_| {
+                                    err(y.span(iv).start, format!("ratio must be a number, not {text:?}"))
+                                })?;
+                                if !(r > 0.0 && r <= 1.0) {
+                                    return Err(err(
+                                        y.span(iv).start,
+                                        format!("ratio must be above 0 and at most 1, not {r}"),
+                                    ));
+                                }
+                                cfg.gomemlimit_ratio = r;
+                            }
+                            "strategy" => {
+                                cfg.gomemlimit_strategy = match p.string(iv)? {
+                                    "ratio" => MemLimitStrategy::Ratio,
+                                    "field-ref" => MemLimitStrategy::FieldRef,
+                                    other => {
+                                        return Err(err(
+                                            y.span(iv).start,
+                                            format!(
+                                                "strategy must be ratio or field-ref, not {other:?}"
+                                            ),
+                                        ))
+                                    }
+                                }
+                            }
+                            other => {
+                                return Err(err(
+                                    y.span(ik).start,
+                                    format!("unknown key gomemlimit.{other} (expected ratio, strategy)"),
+                                ))
+                            }
+                        }
+                    }
+                }
+                "rules" => {
+                    for (ik, iv) in p.map(v)? {
+                        let name = y.str(ik).unwrap_or("");
+                        let Some(rule) = registry::find(name) else {
+                            return Err(err(
+                                y.span(ik).start,
+                                format!("unknown rule {name:?} (see `golint-k8s rules`)"),
+                            ));
+                        };
+                        let sev = match p.string(iv)? {
+                            "off" | "false" => None,
+                            "error" => Some(Severity::Error),
+                            "warning" | "warn" => Some(Severity::Warning),
+                            "info" => Some(Severity::Info),
+                            other => {
+                                return Err(err(
+                                    y.span(iv).start,
+                                    format!("rule level must be off, info, warning or error, not {other:?}"),
+                                ))
+                            }
+                        };
+                        cfg.rules.insert(rule.code, sev);
+                    }
+                }
+                "exclude" => cfg.exclude = p.globs(v)?,
+                "pod-spec-paths" => {
+                    for item in p.seq(v)? {
+                        let mut api_version = None;
+                        let mut kind = None;
+                        let mut path = None;
+                        for (ik, iv) in p.map(item)? {
+                            match y.str(ik).unwrap_or("") {
+                                "api-version" => api_version = Some(p.string(iv)?.to_string()),
+                                "kind" => kind = Some(p.string(iv)?.to_string()),
+                                "path" => path = Some(p.string(iv)?.to_string()),
+                                other => {
+                                    return Err(err(
+                                        y.span(ik).start,
+                                        format!("unknown key {other:?} in pod-spec-paths (expected api-version, kind, path)"),
+                                    ))
+                                }
+                            }
+                        }
+                        let (Some(kind), Some(path)) = (kind, path) else {
+                            return Err(err(
+                                y.span(item).start,
+                                "a pod-spec-paths entry needs kind and path".into(),
+                            ));
+                        };
+                        cfg.pod_spec_paths.push(PodSpecPath {
+                            api_version: api_version.unwrap_or_default(),
+                            kind,
+                            path: path.split('.').map(str::to_string).collect(),
+                        });
+                    }
+                }
+                other => {
+                    return Err(err(
+                        y.span(k).start,
+                        format!(
+                            "unknown key {other:?} (expected one of: go-version, go-versions, assume-go, go-images, non-go-images, node-cpus, cpu-limits, gomemlimit, rules, exclude, pod-spec-paths)"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(cfg)
+    }
+}
+
+struct ConfigReader<'y, 'a, F> {
+    y: &'y Yaml<'a>,
+    err: &'y F,
+}
+
+impl<F: Fn(usize, String) -> ConfigError> ConfigReader<'_, '_, F> {
+    fn at(&self, n: NodeId, m: String) -> ConfigError {
+        (self.err)(self.y.span(n).start, m)
+    }
+
+    fn string(&self, n: NodeId) -> Result<&str, ConfigError> {
+        self.y
+            .str(n)
+            .ok_or_else(|| self.at(n, "expected a single value".into()))
+    }
+
+    fn bool(&self, n: NodeId) -> Result<bool, ConfigError> {
+        match self.y.resolved(n) {
+            Some(yaml::Yaml11::Bool(b)) => Ok(b),
+            _ => Err(self.at(n, "expected true or false".into())),
+        }
+    }
+
+    fn int(&self, n: NodeId) -> Result<i64, ConfigError> {
+        self.string(n)?
+            .parse()
+            .map_err(|_| self.at(n, "expected a whole number".into()))
+    }
+
+    fn go_version(&self, n: NodeId) -> Result<GoVersion, ConfigError> {
+        let s = self.string(n)?;
+        GoVersion::parse(s).ok_or_else(|| {
+            self.at(
+                n,
+                format!("expected a Go version such as \"1.25\", not {s:?} (quote it: 1.20 unquoted is the number 1.2)"),
+            )
+        })
+    }
+
+    fn map(&self, n: NodeId) -> Result<Vec<(NodeId, NodeId)>, ConfigError> {
+        if self.y.is_null(n) {
+            return Ok(Vec::new());
+        }
+        if !self.y.is_mapping(n) {
+            return Err(self.at(n, "expected a mapping".into()));
+        }
+        Ok(self.y.entries(n))
+    }
+
+    fn seq(&self, n: NodeId) -> Result<Vec<NodeId>, ConfigError> {
+        if self.y.is_null(n) {
+            return Ok(Vec::new());
+        }
+        let r = self.y.resolve(n);
+        match r.map(|r| &self.y.node(r).kind) {
+            Some(yaml::NodeKind::Sequence { items, .. }) => Ok(items.clone()),
+            _ => Err(self.at(n, "expected a list".into())),
+        }
+    }
+
+    fn globs(&self, n: NodeId) -> Result<Globs, ConfigError> {
+        let mut pats = Vec::new();
+        for i in self.seq(n)? {
+            pats.push(self.string(i)?.to_string());
+        }
+        Globs::new(pats).map_err(|m| self.at(n, m))
+    }
+}
+
+/// Finds the config for each linted file by walking up from its directory, caching per directory.
+pub struct ConfigFinder {
+    explicit: Option<std::sync::Arc<Config>>,
+    overrides: Overrides,
+    cache: std::sync::Mutex<HashMap<PathBuf, Result<std::sync::Arc<Config>, ConfigError>>>,
+    default: std::sync::Arc<Config>,
+}
+
+impl ConfigFinder {
+    pub fn new(explicit: Option<Config>, overrides: Overrides) -> ConfigFinder {
+        let mut default = Config::default();
+        default.apply(&overrides);
+        ConfigFinder {
+            explicit: explicit.map(|mut c| {
+                c.apply(&overrides);
+                std::sync::Arc::new(c)
+            }),
+            overrides,
+            cache: std::sync::Mutex::new(HashMap::new()),
+            default: std::sync::Arc::new(default),
+        }
+    }
+
+    /// The config that governs `file` (a path, or the stdin name resolved against the cwd).
+    pub fn for_file(&self, file: &Path) -> Result<std::sync::Arc<Config>, ConfigError> {
+        if let Some(c) = &self.explicit {
+            return Ok(c.clone());
+        }
+        let dir = file
+            .parent()
+            .map(Path::to_path_buf)
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        self.for_dir(&dir)
+    }
+
+    fn for_dir(&self, dir: &Path) -> Result<std::sync::Arc<Config>, ConfigError> {
+        if let Some(hit) = self.cache.lock().unwrap().get(dir) {
+            return hit.clone();
+        }
+        let candidate = dir.join(FILE_NAME);
+        let result = if candidate.is_file() {
+            Config::load(&candidate).map(|mut c| {
+                c.apply(&self.overrides);
+                std::sync::Arc::new(c)
+            })
+        } else {
+            match dir.parent() {
+                Some(parent) if parent != dir => self.for_dir(parent),
+                _ => Ok(self.default.clone()),
+            }
+        };
+        self.cache
+            .lock()
+            .unwrap()
+            .insert(dir.to_path_buf(), result.clone());
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(&Source::from_text(
+            Origin::Stdin(FILE_NAME.into()),
+            text.to_string(),
+        ))
+    }
+
+    #[test]
+    fn full_config_parses() {
+        let c = parse(
+            "go-version: \"1.24\"\ngo-versions: {\"ghcr.io/acme/*\": \"1.25\"}\nassume-go: true\ngo-images: [\"ghcr.io/acme/*\"]\nnon-go-images: [\"docker.io/library/nginx*\"]\nnode-cpus: 16\ncpu-limits: warn\ngomemlimit: {ratio: 0.9, strategy: ratio}\nrules: {GK401: off, GK203: error}\nexclude: [\"charts/**/templates/**\"]\npod-spec-paths:\n  - {api-version: \"example.com/v1\", kind: Worker, path: \"spec.template.spec\"}\n",
+        )
+        .unwrap();
+        assert_eq!(c.go_version, Some(GoVersion::new(1, 24)));
+        assert_eq!(
+            c.go_version_for(Some("ghcr.io/acme/api:1")).unwrap().0,
+            GoVersion::new(1, 25)
+        );
+        assert_eq!(c.node_cpus, Some(16));
+        assert_eq!(c.rules.get("GK401"), Some(&None));
+        assert_eq!(c.rules.get("GK203"), Some(&Some(Severity::Error)));
+        assert_eq!(c.pod_spec_paths[0].path, vec!["spec", "template", "spec"]);
+    }
+
+    #[test]
+    fn errors_point_at_the_line() {
+        let e = parse("node-cpus: 4\nnode-cpu: 4\n").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.message.contains("unknown key \"node-cpu\""));
+        let e = parse("cpu-limits: sometimes\n").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 13));
+        let e = parse("rules:\n  GK999: off\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        let e = parse("gomemlimit: {ratio: 1.5}\n").unwrap_err();
+        assert!(e.message.contains("at most 1"));
+    }
+
+    #[test]
+    fn go_versions_parse() {
+        assert_eq!(GoVersion::parse("go1.25rc1"), Some(GoVersion::new(1, 25)));
+        assert_eq!(GoVersion::parse("1.25.3"), Some(GoVersion::new(1, 25)));
+        assert_eq!(GoVersion::parse("1"), None);
+    }
+}

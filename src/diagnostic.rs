@@ -1,0 +1,119 @@
+//! What a rule reports: a byte range in the source, a message with the real numbers, notes that
+//! say what the judgement rests on (why the container was judged Go, which Go version was assumed,
+//! where an inherited limit came from), and an optional fix.
+//!
+//! Positions stay byte ranges here; outputs convert them to lines and columns at the edge.
+
+use std::ops::Range;
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Applicability {
+    /// Changes only Go runtime settings to match limits that are already there.
+    Safe,
+    /// Changes requests or limits: scheduling, cost or QoS change.
+    Unsafe,
+}
+
+/// Replace `range` of the original source with `text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub range: Range<usize>,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub applicability: Applicability,
+    pub title: String,
+    pub edits: Vec<Edit>,
+}
+
+/// The object a finding belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ObjectRef {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    pub code: &'static str,
+    pub severity: Severity,
+    pub range: Range<usize>,
+    pub message: String,
+    pub notes: Vec<String>,
+    pub document: usize,
+    pub object: Option<ObjectRef>,
+    pub container: Option<String>,
+    pub source_template: Option<String>,
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    pub fn new(
+        code: &'static str,
+        severity: Severity,
+        range: Range<usize>,
+        message: String,
+    ) -> Self {
+        Diagnostic {
+            code,
+            severity,
+            range,
+            message,
+            notes: Vec::new(),
+            document: 0,
+            object: None,
+            container: None,
+            source_template: None,
+            fix: None,
+        }
+    }
+
+    pub fn note(mut self, n: impl Into<String>) -> Self {
+        self.notes.push(n.into());
+        self
+    }
+
+    pub fn with_fix(mut self, fix: Option<Fix>) -> Self {
+        self.fix = fix;
+        self
+    }
+
+    pub fn severity(mut self, s: Severity) -> Self {
+        self.severity = s;
+        self
+    }
+}

@@ -1,0 +1,79 @@
+//! Fix edits: byte-range replacements on the original text, never a re-serialisation, so that
+//! everything a fix does not mean to change stays byte-for-byte the same.
+//!
+//! This module holds the primitive edits rules attach to their findings; applying them (and the
+//! re-lint loop) lives with the `fix` command.
+
+use crate::diagnostic::Edit;
+use crate::source::Source;
+use crate::yaml::{NodeId, Style, Yaml};
+
+/// Quote a string for YAML so that every YAML 1.1 reader sees a string.
+pub fn quote(value: &str, prefer_single: bool) -> String {
+    if prefer_single && !value.contains('\'') {
+        return format!("'{value}'");
+    }
+    if value.contains(['"', '\\']) || value.chars().any(char::is_control) {
+        if !value.contains('\'') && !value.chars().any(char::is_control) {
+            return format!("'{value}'");
+        }
+        let mut s = String::from("\"");
+        for ch in value.chars() {
+            match ch {
+                '"' => s.push_str("\\\""),
+                '\\' => s.push_str("\\\\"),
+                '\n' => s.push_str("\\n"),
+                '\t' => s.push_str("\\t"),
+                c if c.is_control() => s.push_str(&format!("\\u{:04x}", c as u32)),
+                c => s.push(c),
+            }
+        }
+        s.push('"');
+        return s;
+    }
+    format!("\"{value}\"")
+}
+
+/// Replace a scalar's value, keeping single quotes when the user used them and quoting otherwise
+/// (a plain `512MiB` is safe, but a plain `off` or `0100` is not, so we always quote).
+pub fn replace_scalar(y: &Yaml, node: NodeId, new_value: &str) -> Option<Edit> {
+    let (_, style, _) = y.scalar(node)?;
+    if y.is_alias(node) {
+        return None;
+    }
+    let text = match style {
+        Style::SingleQuoted => quote(new_value, true),
+        Style::Plain | Style::DoubleQuoted => quote(new_value, false),
+        Style::Literal | Style::Folded => return None,
+    };
+    Some(Edit {
+        range: y.span(node),
+        text,
+    })
+}
+
+/// Delete a block-style `key: value` entry that sits alone on its line(s), line break included.
+/// Returns None when the entry shares its line with something else (flow style), where deleting
+/// would need more care than a line edit.
+pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> Option<Edit> {
+    let start = y.span(key).start;
+    let end = y.span(value).end;
+    let line_start = src.text[..start].rfind('\n').map_or(0, |i| i + 1);
+    if !src.text[line_start..start]
+        .chars()
+        .all(|c| c == ' ' || c == '\t')
+    {
+        return None;
+    }
+    let rest = &src.text[end..];
+    let line_end = rest.find('\n').map_or(src.text.len(), |i| end + i + 1);
+    let tail = src.text[end..line_end].trim_end_matches(['\n', '\r']);
+    let tail = tail.trim_start();
+    if !(tail.is_empty() || tail.starts_with('#')) {
+        return None;
+    }
+    Some(Edit {
+        range: line_start..line_end,
+        text: String::new(),
+    })
+}

@@ -1,0 +1,542 @@
+//! Containers of a pod spec and what the kubelet will actually give them: effective requests and
+//! limits (request defaulted from the limit, LimitRange defaults, pod-level limits), and env vars
+//! with their literal text, YAML 1.1 type and downward-API references.
+
+use super::limitrange::LimitRange;
+use super::quantity::Quantity;
+use super::{annotation, Object, PodSpecRef};
+use crate::yaml::{NodeId, Style, Yaml, Yaml11};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContainerKind {
+    App,
+    Init,
+    /// An init container with `restartPolicy: Always` (native sidecar).
+    Sidecar,
+    Ephemeral,
+}
+
+impl ContainerKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            ContainerKind::App => "container",
+            ContainerKind::Init => "init container",
+            ContainerKind::Sidecar => "sidecar container",
+            ContainerKind::Ephemeral => "ephemeral container",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    Cpu,
+    Memory,
+}
+
+impl Resource {
+    pub fn key(self) -> &'static str {
+        match self {
+            Resource::Cpu => "cpu",
+            Resource::Memory => "memory",
+        }
+    }
+}
+
+/// A quantity as written: its text, parsed value (None when unparseable) and nodes.
+#[derive(Debug, Clone)]
+pub struct QuantityValue {
+    pub text: String,
+    pub quantity: Option<Quantity>,
+    pub key: NodeId,
+    pub node: NodeId,
+}
+
+impl QuantityValue {
+    pub fn read(y: &Yaml, key: NodeId, node: NodeId) -> Option<QuantityValue> {
+        let text = y.str(node)?.to_string();
+        if text.is_empty() || y.is_null(node) {
+            return None;
+        }
+        // YAML numbers reach the API server as JSON numbers (`0100` is 64, `1e3` is 1000), and
+        // Quantity's UnmarshalJSON parses that JSON text.
+        let quantity = match y.resolved(node) {
+            Some(r @ (Yaml11::Int(_) | Yaml11::Float(_))) => {
+                r.json_text().and_then(|j| Quantity::parse(&j).ok())
+            }
+            _ => Quantity::parse_api(&text).ok(),
+        };
+        Some(QuantityValue {
+            text,
+            quantity,
+            key,
+            node,
+        })
+    }
+}
+
+/// Declared `limits` / `requests` of cpu and memory.
+#[derive(Debug, Clone, Default)]
+pub struct ResourceList {
+    pub node: Option<NodeId>,
+    pub cpu: Option<QuantityValue>,
+    pub memory: Option<QuantityValue>,
+}
+
+impl ResourceList {
+    fn read(y: &Yaml, node: Option<NodeId>) -> ResourceList {
+        let Some(node) = node.filter(|n| y.is_mapping(*n)) else {
+            return ResourceList::default();
+        };
+        let q = |k: &str| {
+            y.get_entry(node, k)
+                .and_then(|(key, v)| QuantityValue::read(y, key, v))
+        };
+        ResourceList {
+            node: Some(node),
+            cpu: q("cpu"),
+            memory: q("memory"),
+        }
+    }
+
+    pub fn get(&self, r: Resource) -> Option<&QuantityValue> {
+        match r {
+            Resource::Cpu => self.cpu.as_ref(),
+            Resource::Memory => self.memory.as_ref(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Resources {
+    /// The `resources` key and its value, when present.
+    pub key: Option<NodeId>,
+    pub node: Option<NodeId>,
+    pub limits: ResourceList,
+    pub requests: ResourceList,
+}
+
+impl Resources {
+    fn read(y: &Yaml, map: NodeId) -> Resources {
+        let Some((key, node)) = y.get_entry(map, "resources") else {
+            return Resources::default();
+        };
+        if !y.is_mapping(node) {
+            return Resources {
+                key: Some(key),
+                node: Some(node),
+                ..Resources::default()
+            };
+        }
+        Resources {
+            key: Some(key),
+            node: Some(node),
+            limits: ResourceList::read(y, y.get(node, "limits")),
+            requests: ResourceList::read(y, y.get(node, "requests")),
+        }
+    }
+}
+
+/// Where an effective value comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueOrigin {
+    Declared,
+    /// A request defaulted from the container's limit (Pod defaulting).
+    FromLimit,
+    LimitRange {
+        name: String,
+        field: &'static str,
+    },
+    PodLevel,
+}
+
+#[derive(Debug, Clone)]
+pub struct EffectiveValue {
+    pub quantity: Quantity,
+    pub text: String,
+    /// The value node the user wrote, or the LimitRange / pod-level value node.
+    pub node: Option<NodeId>,
+    pub origin: ValueOrigin,
+}
+
+impl EffectiveValue {
+    pub fn is_declared(&self) -> bool {
+        self.origin == ValueOrigin::Declared
+    }
+
+    /// A note saying where an inherited value came from; None for declared values.
+    pub fn origin_note(&self, what: &str) -> Option<String> {
+        match &self.origin {
+            ValueOrigin::Declared => None,
+            ValueOrigin::FromLimit => Some(format!(
+                "{what} {} is the limit: Kubernetes defaults a missing request to the limit",
+                self.text
+            )),
+            ValueOrigin::LimitRange { name, field } => Some(format!(
+                "{what} {} comes from LimitRange {name} ({field}), applied when the pod is created",
+                self.text
+            )),
+            ValueOrigin::PodLevel => Some(format!(
+                "{what} {} comes from the pod-level spec.resources, which the kubelet applies to containers without their own limit",
+                self.text
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Effective {
+    pub limit_cpu: Option<EffectiveValue>,
+    pub limit_memory: Option<EffectiveValue>,
+    pub request_cpu: Option<EffectiveValue>,
+    pub request_memory: Option<EffectiveValue>,
+}
+
+impl Effective {
+    pub fn limit(&self, r: Resource) -> Option<&EffectiveValue> {
+        match r {
+            Resource::Cpu => self.limit_cpu.as_ref(),
+            Resource::Memory => self.limit_memory.as_ref(),
+        }
+    }
+
+    pub fn request(&self, r: Resource) -> Option<&EffectiveValue> {
+        match r {
+            Resource::Cpu => self.request_cpu.as_ref(),
+            Resource::Memory => self.request_memory.as_ref(),
+        }
+    }
+}
+
+/// A downward-API `resourceFieldRef`.
+#[derive(Debug, Clone)]
+pub struct FieldRef {
+    pub node: NodeId,
+    pub resource: Option<(String, NodeId)>,
+    /// The divisor text, its node and parsed value.
+    pub divisor: Option<(String, NodeId, Option<Quantity>)>,
+    pub container_name: Option<(String, NodeId)>,
+}
+
+#[derive(Debug, Clone)]
+pub enum EnvValue {
+    /// `value:` with a scalar.
+    Literal {
+        node: NodeId,
+        text: String,
+        style: Style,
+        resolved: Yaml11,
+    },
+    /// No `value` and no `valueFrom`: the variable is set to the empty string.
+    Empty,
+    ResourceFieldRef(FieldRef),
+    /// Another `valueFrom` (configMapKeyRef, secretKeyRef, fieldRef): value unknown here.
+    Other {
+        node: NodeId,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct EnvVar {
+    pub name: String,
+    pub name_node: NodeId,
+    pub entry: NodeId,
+    pub value: EnvValue,
+}
+
+impl EnvVar {
+    /// The text the process will see, when it is known from the manifest.
+    pub fn literal(&self) -> Option<&str> {
+        match &self.value {
+            EnvValue::Literal { text, .. } => Some(text),
+            EnvValue::Empty => Some(""),
+            _ => None,
+        }
+    }
+
+    /// The node a finding about this variable's value points at.
+    pub fn value_node(&self) -> NodeId {
+        match &self.value {
+            EnvValue::Literal { node, .. } => *node,
+            _ => self.name_node,
+        }
+    }
+}
+
+/// An `envFrom` source.
+#[derive(Debug, Clone)]
+pub struct EnvFrom {
+    pub node: NodeId,
+    pub config_map: Option<String>,
+    pub prefix: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Container {
+    pub node: NodeId,
+    pub kind: ContainerKind,
+    pub name: Option<String>,
+    pub name_node: Option<NodeId>,
+    pub image: Option<String>,
+    pub resources: Resources,
+    pub env_key: Option<NodeId>,
+    pub env_node: Option<NodeId>,
+    pub env: Vec<EnvVar>,
+    pub env_from: Vec<EnvFrom>,
+}
+
+impl Container {
+    fn read(y: &Yaml, node: NodeId, kind: ContainerKind) -> Container {
+        let name_entry = y.get_entry(node, "name");
+        let kind =
+            if kind == ContainerKind::Init && y.get_str(node, "restartPolicy") == Some("Always") {
+                ContainerKind::Sidecar
+            } else {
+                kind
+            };
+        let (env_key, env_node) = match y.get_entry(node, "env") {
+            Some((k, v)) => (Some(k), Some(v)),
+            None => (None, None),
+        };
+        let env = env_node.map(|e| read_env(y, e)).unwrap_or_default();
+        let env_from = y
+            .get(node, "envFrom")
+            .map(|ef| {
+                y.items(ef)
+                    .iter()
+                    .map(|&item| EnvFrom {
+                        node: item,
+                        config_map: y
+                            .get(item, "configMapRef")
+                            .and_then(|r| y.get_str(r, "name"))
+                            .map(str::to_string),
+                        prefix: y.get_str(item, "prefix").unwrap_or("").to_string(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Container {
+            node,
+            kind,
+            name: name_entry.and_then(|(_, v)| y.str(v)).map(str::to_string),
+            name_node: name_entry.map(|(_, v)| v),
+            image: y.get_str(node, "image").map(str::to_string),
+            resources: Resources::read(y, node),
+            env_key,
+            env_node,
+            env,
+            env_from,
+        }
+    }
+
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or("<unnamed>")
+    }
+
+    /// The last env entry with this name (the one the process sees).
+    pub fn env_var(&self, name: &str) -> Option<&EnvVar> {
+        self.env.iter().rev().find(|e| e.name == name)
+    }
+
+    /// Node a container-level finding points at: its name, else the container mapping.
+    pub fn anchor_node(&self) -> NodeId {
+        self.name_node.unwrap_or(self.node)
+    }
+}
+
+fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
+    let mut out = Vec::new();
+    for &entry in y.items(env) {
+        let Some((_, name_node)) = y.get_entry(entry, "name") else {
+            continue;
+        };
+        let Some(name) = y.str(name_node) else {
+            continue;
+        };
+        let value = if let Some(v) = y.get(entry, "value") {
+            match y.scalar(v) {
+                Some((text, style, _)) => EnvValue::Literal {
+                    node: v,
+                    text: text.to_string(),
+                    style,
+                    resolved: y.resolved(v).unwrap_or(Yaml11::Str),
+                },
+                None => EnvValue::Other { node: v },
+            }
+        } else if let Some(vf) = y.get(entry, "valueFrom") {
+            if let Some(rf) = y.get(vf, "resourceFieldRef") {
+                let s = |k: &str| {
+                    y.get(rf, k)
+                        .and_then(|n| y.str(n).map(|t| (t.to_string(), n)))
+                };
+                EnvValue::ResourceFieldRef(FieldRef {
+                    node: rf,
+                    resource: s("resource"),
+                    divisor: s("divisor").map(|(t, n)| {
+                        let q = QuantityValue::read(y, n, n).and_then(|q| q.quantity);
+                        (t, n, q)
+                    }),
+                    container_name: s("containerName"),
+                })
+            } else {
+                EnvValue::Other { node: vf }
+            }
+        } else {
+            EnvValue::Empty
+        };
+        out.push(EnvVar {
+            name: name.to_string(),
+            name_node,
+            entry,
+            value,
+        });
+    }
+    out
+}
+
+/// A pod spec with its containers and the context that decides their effective values.
+#[derive(Debug, Clone)]
+pub struct Pod {
+    pub spec: PodSpecRef,
+    pub containers: Vec<Container>,
+    /// Pod-level `spec.resources`.
+    pub resources: Resources,
+}
+
+impl Pod {
+    pub fn read(y: &Yaml, spec: PodSpecRef) -> Pod {
+        let mut containers = Vec::new();
+        for (key, kind) in [
+            ("initContainers", ContainerKind::Init),
+            ("containers", ContainerKind::App),
+            ("ephemeralContainers", ContainerKind::Ephemeral),
+        ] {
+            if let Some(list) = y.get(spec.spec, key) {
+                for &c in y.items(list) {
+                    if y.is_mapping(c) {
+                        containers.push(Container::read(y, c, kind));
+                    }
+                }
+            }
+        }
+        Pod {
+            spec,
+            containers,
+            resources: Resources::read(y, spec.spec),
+        }
+    }
+
+    pub fn container_named(&self, name: &str) -> Option<&Container> {
+        self.containers
+            .iter()
+            .find(|c| c.name.as_deref() == Some(name))
+    }
+
+    /// Effective requests and limits of one container, as the kubelet will see them.
+    pub fn effective(&self, c: &Container, limit_ranges: &[&LimitRange]) -> Effective {
+        if c.kind == ContainerKind::Ephemeral {
+            // Ephemeral containers cannot set resources and get none from LimitRanges.
+            return Effective::default();
+        }
+        let declared = |v: &Option<QuantityValue>| {
+            v.as_ref().and_then(|q| {
+                q.quantity.map(|quantity| EffectiveValue {
+                    quantity,
+                    text: q.text.clone(),
+                    node: Some(q.node),
+                    origin: ValueOrigin::Declared,
+                })
+            })
+        };
+        let mut eff = Effective::default();
+        for r in [Resource::Cpu, Resource::Memory] {
+            let mut limit = declared(&c.resources.limits.get(r).cloned());
+            let mut request = declared(&c.resources.requests.get(r).cloned());
+            // LimitRange admission runs on the Pod after API defaulting; a declared limit makes the
+            // request default to it first, so only the missing pieces come from the LimitRange.
+            if request.is_none() {
+                if let Some(l) = &limit {
+                    request = Some(EffectiveValue {
+                        origin: ValueOrigin::FromLimit,
+                        ..l.clone()
+                    });
+                }
+            }
+            for lr in limit_ranges {
+                if limit.is_none() {
+                    limit = lr.default_limit(r);
+                }
+                if request.is_none() {
+                    request = lr.default_request(r);
+                }
+            }
+            if limit.is_none() {
+                if let Some(q) = self.resources.limits.get(r) {
+                    limit = q.quantity.map(|quantity| EffectiveValue {
+                        quantity,
+                        text: q.text.clone(),
+                        node: Some(q.node),
+                        origin: ValueOrigin::PodLevel,
+                    });
+                }
+            }
+            match r {
+                Resource::Cpu => {
+                    eff.limit_cpu = limit;
+                    eff.request_cpu = request;
+                }
+                Resource::Memory => {
+                    eff.limit_memory = limit;
+                    eff.request_memory = request;
+                }
+            }
+        }
+        eff
+    }
+
+    /// Guaranteed QoS with whole-core CPU requests in every container: the static CPU manager can
+    /// pin CPUs, which is a legitimate reason for CPU limits (§10.3).
+    pub fn is_guaranteed_whole_cores(&self, limit_ranges: &[&LimitRange]) -> bool {
+        let mut any = false;
+        for c in &self.containers {
+            if c.kind == ContainerKind::Ephemeral {
+                continue;
+            }
+            any = true;
+            let e = self.effective(c, limit_ranges);
+            let ok = match (
+                &e.limit_cpu,
+                &e.request_cpu,
+                &e.limit_memory,
+                &e.request_memory,
+            ) {
+                (Some(lc), Some(rc), Some(lm), Some(rm)) => {
+                    lc.quantity == rc.quantity
+                        && lm.quantity == rm.quantity
+                        && rc.quantity.nanos() % 1_000_000_000 == 0
+                        && lc.origin != ValueOrigin::PodLevel
+                }
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        any
+    }
+}
+
+/// An annotation for one container (`key.<container>`), falling back to the pod-wide `key`.
+pub fn container_annotation<'y>(
+    y: &'y Yaml,
+    obj: &Object,
+    spec: &PodSpecRef,
+    c: &Container,
+    key: &str,
+) -> Option<(&'y str, NodeId, bool)> {
+    if let Some(name) = &c.name {
+        if let Some((v, n)) = annotation(y, obj, spec.template_metadata, &format!("{key}.{name}")) {
+            return Some((v, n, true));
+        }
+    }
+    annotation(y, obj, spec.template_metadata, key).map(|(v, n)| (v, n, false))
+}

@@ -1,0 +1,186 @@
+//! Kubernetes objects read from the span tree: which documents are objects, where each kind keeps
+//! its pod spec, and the namespace-scoped objects that change other objects' effective values
+//! (LimitRanges, ConfigMaps).
+//!
+//! We read the tree directly instead of deserialising into typed API structs: every value we look
+//! at keeps its span, a field's presence is what the user wrote (not a filled-in default), and a
+//! wrongly typed field elsewhere in the object does not hide the fields we need.
+
+pub mod container;
+pub mod limitrange;
+pub mod quantity;
+
+use crate::config::Config;
+use crate::diagnostic::ObjectRef;
+use crate::yaml::{NodeId, Yaml};
+
+pub use container::{Container, ContainerKind, EnvValue, EnvVar, Pod};
+pub use quantity::Quantity;
+
+/// A Kubernetes object: a mapping with `apiVersion` and `kind`.
+#[derive(Debug, Clone)]
+pub struct Object {
+    pub root: NodeId,
+    pub api_version: Option<String>,
+    pub kind: String,
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+    pub metadata: Option<NodeId>,
+}
+
+impl Object {
+    pub fn reference(&self) -> ObjectRef {
+        ObjectRef {
+            api_version: self.api_version.clone(),
+            kind: Some(self.kind.clone()),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+
+    /// The namespace the object lands in when applied without `-n` (for matching LimitRanges).
+    pub fn effective_namespace(&self) -> &str {
+        self.namespace.as_deref().unwrap_or("default")
+    }
+
+    fn group(&self) -> &str {
+        self.api_version
+            .as_deref()
+            .and_then(|a| a.split_once('/').map(|(g, _)| g))
+            .unwrap_or("")
+    }
+}
+
+/// Objects of one document, with `List` / `*List` items flattened.
+pub fn objects(y: &Yaml, root: NodeId) -> Vec<Object> {
+    let mut out = Vec::new();
+    collect_objects(y, root, &mut out, 0);
+    out
+}
+
+fn collect_objects(y: &Yaml, node: NodeId, out: &mut Vec<Object>, depth: usize) {
+    if !y.is_mapping(node) || depth > 4 {
+        return;
+    }
+    let kind = y.get_str(node, "kind");
+    let api_version = y.get_str(node, "apiVersion");
+    if let (Some(kind), Some(items)) = (kind, y.get(node, "items")) {
+        if kind.ends_with("List") {
+            for &item in y.items(items) {
+                collect_objects(y, item, out, depth + 1);
+            }
+            return;
+        }
+    }
+    let Some(kind) = kind else { return };
+    if api_version.is_none() && depth == 0 {
+        return;
+    }
+    let metadata = y.get(node, "metadata").filter(|m| y.is_mapping(*m));
+    let meta_str = |k: &str| metadata.and_then(|m| y.get_str(m, k)).map(str::to_string);
+    out.push(Object {
+        root: node,
+        api_version: api_version.map(str::to_string),
+        kind: kind.to_string(),
+        name: meta_str("name").or_else(|| meta_str("generateName")),
+        namespace: meta_str("namespace"),
+        metadata,
+    });
+}
+
+/// Where a pod spec lives: the spec mapping and the metadata of its template (for annotations).
+#[derive(Debug, Clone, Copy)]
+pub struct PodSpecRef {
+    pub spec: NodeId,
+    pub template_metadata: Option<NodeId>,
+}
+
+/// The one place that knows where each kind keeps its pod spec (cf. kube-linter's extract package).
+pub fn pod_spec(y: &Yaml, obj: &Object, cfg: &Config) -> Option<PodSpecRef> {
+    let group = obj.group();
+    let path: &[&str] = match (group, obj.kind.as_str()) {
+        ("", "Pod") => &["spec"],
+        ("" | "apps" | "extensions", "ReplicationController" | "ReplicaSet")
+        | ("apps" | "extensions", "Deployment" | "StatefulSet" | "DaemonSet")
+        | ("batch", "Job")
+        | ("argoproj.io", "Rollout")
+        | ("serving.knative.dev", "Service" | "Configuration")
+        | ("apps.kruise.io", "CloneSet" | "Advanced StatefulSet" | "StatefulSet" | "DaemonSet") => {
+            &["spec", "template", "spec"]
+        }
+        ("batch", "CronJob") => &["spec", "jobTemplate", "spec", "template", "spec"],
+        ("", "PodTemplate") => &["template", "spec"],
+        _ => {
+            return configured_pod_spec(y, obj, cfg);
+        }
+    };
+    spec_at(y, obj.root, path)
+}
+
+fn configured_pod_spec(y: &Yaml, obj: &Object, cfg: &Config) -> Option<PodSpecRef> {
+    let api = obj.api_version.as_deref().unwrap_or("");
+    let p = cfg
+        .pod_spec_paths
+        .iter()
+        .find(|p| p.kind == obj.kind && (p.api_version.is_empty() || p.api_version == api))?;
+    let path: Vec<&str> = p.path.iter().map(String::as_str).collect();
+    spec_at(y, obj.root, &path)
+}
+
+fn spec_at(y: &Yaml, root: NodeId, path: &[&str]) -> Option<PodSpecRef> {
+    let spec = y.path(root, path)?;
+    if !y.is_mapping(spec) {
+        return None;
+    }
+    // The template's metadata sits beside its `spec` (e.g. spec.template.metadata).
+    let template_metadata = match path.split_last() {
+        Some((_, parent)) if !parent.is_empty() => y
+            .path(root, parent)
+            .and_then(|t| y.get(t, "metadata"))
+            .filter(|m| y.is_mapping(*m)),
+        _ => None,
+    };
+    Some(PodSpecRef {
+        spec,
+        template_metadata,
+    })
+}
+
+/// An annotation from the object's or the pod template's metadata (template wins: it is closer to
+/// the containers). Returns the value and its node.
+pub fn annotation<'y>(
+    y: &'y Yaml,
+    obj: &Object,
+    template_metadata: Option<NodeId>,
+    key: &str,
+) -> Option<(&'y str, NodeId)> {
+    for meta in [template_metadata, obj.metadata].into_iter().flatten() {
+        if let Some(v) = y
+            .get(meta, "annotations")
+            .and_then(|a| y.get(a, key))
+            .and_then(|v| y.str(v).map(|s| (s, v)))
+        {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// A ConfigMap in the input, for `envFrom` resolution.
+#[derive(Debug, Clone)]
+pub struct ConfigMap {
+    pub name: String,
+    pub namespace: String,
+    pub data: Option<NodeId>,
+}
+
+pub fn config_map(y: &Yaml, obj: &Object) -> Option<ConfigMap> {
+    if obj.kind != "ConfigMap" || obj.group() != "" {
+        return None;
+    }
+    Some(ConfigMap {
+        name: obj.name.clone()?,
+        namespace: obj.effective_namespace().to_string(),
+        data: y.get(obj.root, "data").filter(|d| y.is_mapping(*d)),
+    })
+}

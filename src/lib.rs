@@ -1,0 +1,22 @@
+//! golint-k8s: a linter and fixer for Kubernetes manifests that run Go programs.
+//!
+//! The pipeline, one module per stage:
+//! bytes → [`source`] (checked text, line index) → [`yaml`] (span tree, YAML 1.1 scalars) →
+//! [`k8s`] (objects, pod specs, containers, effective resources) → [`runtime`] (the Go view:
+//! is it Go, which version, what the runtime does with each env value) → [`rules`] →
+//! [`suppress`] → [`output`]. [`lint`] strings the stages together for one file; [`cli`] runs it
+//! over many files in parallel.
+
+pub mod cli;
+pub mod config;
+pub mod diagnostic;
+pub mod fix;
+pub mod k8s;
+pub mod lint;
+pub mod output;
+pub mod rules;
+pub mod runtime;
+pub mod source;
+pub mod suppress;
+pub mod walk;
+pub mod yaml;

@@ -1,0 +1,432 @@
+//! Lint one input: source → YAML span tree → objects → pod specs → containers → rules →
+//! suppressions → findings with line and column. Each file is independent, so the CLI runs this in
+//! parallel and never holds more than one file's tree per thread.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::k8s::container::{container_annotation, Pod, QuantityValue};
+use crate::k8s::limitrange::LimitRange;
+use crate::k8s::{self, annotation, ConfigMap, Object};
+use crate::rules::registry::{self, Check, RULES};
+use crate::rules::ContainerCtx;
+use crate::runtime::GoView;
+use crate::source::{DecodeError, Origin, Source};
+use crate::suppress::{self, Scope, Suppression};
+use crate::yaml::{self, Yaml};
+
+/// Which rules run: `--select` / `--ignore` (the config's `rules:` is applied per file).
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub select: Option<HashSet<&'static str>>,
+    pub ignore: HashSet<&'static str>,
+}
+
+impl Selection {
+    pub fn enabled(&self, code: &str, cfg: &Config) -> bool {
+        if self.ignore.contains(code) {
+            return false;
+        }
+        if let Some(sel) = &self.select {
+            if !sel.contains(code) {
+                return false;
+            }
+        }
+        !matches!(cfg.rules.get(code), Some(None))
+    }
+}
+
+/// A finding with its positions worked out (1-based lines, columns in characters, end exclusive).
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub diagnostic: Diagnostic,
+    pub start: (usize, usize),
+    pub end: (usize, usize),
+    /// Positions of each fix edit, in the same order.
+    pub edit_positions: Vec<((usize, usize), (usize, usize))>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stats {
+    pub files: usize,
+    pub documents: usize,
+    pub objects: usize,
+    pub containers: usize,
+}
+
+impl std::ops::AddAssign for Stats {
+    fn add_assign(&mut self, o: Stats) {
+        self.files += o.files;
+        self.documents += o.documents;
+        self.objects += o.objects;
+        self.containers += o.containers;
+    }
+}
+
+#[derive(Debug)]
+pub struct FileReport {
+    pub name: String,
+    pub origin: Origin,
+    pub findings: Vec<Finding>,
+    pub stats: Stats,
+    /// Kept only when there are findings: the human format shows snippets.
+    pub source: Option<Arc<Source>>,
+}
+
+/// A file that could not be read as text: one GK000 finding at the offending byte.
+pub fn decode_failure(origin: Origin, err: DecodeError, text_for_positions: &[u8]) -> FileReport {
+    let name = origin.display_name();
+    // Positions come from the valid prefix; lines before the bad byte are still countable.
+    let prefix =
+        String::from_utf8_lossy(&text_for_positions[..err.offset().min(text_for_positions.len())])
+            .into_owned();
+    let src = Source::from_text(origin.clone(), prefix);
+    let (line, col) = src.line_col(src.text.len());
+    let d = Diagnostic::new("GK000", Severity::Error, 0..0, err.message());
+    FileReport {
+        name,
+        origin,
+        findings: vec![Finding {
+            diagnostic: d,
+            start: (line, col),
+            end: (line, col),
+            edit_positions: Vec::new(),
+        }],
+        stats: Stats {
+            files: 1,
+            ..Stats::default()
+        },
+        source: None,
+    }
+}
+
+/// Lint a decoded source.
+pub fn lint_source(src: Source, cfg: &Config, sel: &Selection) -> FileReport {
+    let (diagnostics, stats) = {
+        let y = yaml::parse(src.yaml_text(), src.bom_len);
+        check_file(&src, &y, cfg, sel)
+    };
+    let findings: Vec<Finding> = diagnostics.into_iter().map(|d| position(&src, d)).collect();
+    let name = src.name.clone();
+    let origin = src.origin.clone();
+    FileReport {
+        name,
+        origin,
+        stats,
+        source: (!findings.is_empty()).then(|| Arc::new(src)),
+        findings,
+    }
+}
+
+fn position(src: &Source, d: Diagnostic) -> Finding {
+    let start = src.line_col(d.range.start);
+    let end = src.line_col(d.range.end);
+    let edit_positions = d
+        .fix
+        .iter()
+        .flat_map(|f| f.edits.iter())
+        .map(|e| (src.line_col(e.range.start), src.line_col(e.range.end)))
+        .collect();
+    Finding {
+        diagnostic: d,
+        start,
+        end,
+        edit_positions,
+    }
+}
+
+/// Diagnostics of one parsed file, filtered, suppressed and sorted.
+pub fn check_file(
+    src: &Source,
+    y: &Yaml,
+    cfg: &Config,
+    sel: &Selection,
+) -> (Vec<Diagnostic>, Stats) {
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    // Object identity per diagnostic, for annotation suppressions: (object root, container).
+    let mut owners: Vec<Option<(u32, Option<String>)>> = Vec::new();
+    let mut stats = Stats {
+        files: 1,
+        documents: y.docs.len(),
+        ..Stats::default()
+    };
+
+    for (i, doc) in y.docs.iter().enumerate() {
+        if let Some(e) = &doc.error {
+            let mut d = Diagnostic::new(
+                "GK000",
+                Severity::Error,
+                e.offset..e.offset,
+                format!("invalid YAML: {}", e.message),
+            );
+            d.document = i;
+            if src.text.contains("{{") {
+                d = d.note("this looks like a Helm template: render it first, e.g. `helm template RELEASE CHART | golint-k8s lint -`");
+            }
+            diags.push(d);
+            owners.push(None);
+        }
+    }
+    for dup in &y.duplicates {
+        let first_line = src.line_col(y.span(dup.first).start).0;
+        let key = y.str(dup.second).unwrap_or("");
+        let mut d = Diagnostic::new(
+            "GK001",
+            Severity::Error,
+            y.span(dup.second),
+            format!("duplicate key {key:?} (first on line {first_line}): kubectl rejects the object, and tools that accept it keep either value"),
+        );
+        d.document = dup.doc;
+        diags.push(d);
+        owners.push(None);
+    }
+
+    let mut objects: Vec<(usize, Object)> = Vec::new();
+    for (i, doc) in y.docs.iter().enumerate() {
+        if let Some(root) = doc.root {
+            objects.extend(k8s::objects(y, root).into_iter().map(|o| (i, o)));
+        }
+    }
+    stats.objects = objects.len();
+    let limit_ranges: Vec<LimitRange> = objects
+        .iter()
+        .filter_map(|(_, o)| LimitRange::read(y, o))
+        .collect();
+    let config_maps: Vec<ConfigMap> = objects
+        .iter()
+        .filter_map(|(_, o)| k8s::config_map(y, o))
+        .collect();
+    let mut suppressions = suppress::from_comments(src, y);
+
+    let container_rules: Vec<_> = RULES
+        .iter()
+        .filter(|r| sel.enabled(r.code, cfg))
+        .filter_map(|r| match r.check {
+            Check::Container(f) => Some(f),
+            Check::Engine => None,
+        })
+        .collect();
+
+    for (doc, obj) in &objects {
+        let before = diags.len();
+        if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
+            for (k, v) in LimitRange::memory_nodes(y, obj) {
+                if let Some(msg) =
+                    QuantityValue::read(y, k, v).and_then(|q| crate::rules::gk109_problem(y, &q))
+                {
+                    diags.push(Diagnostic::new("GK109", Severity::Warning, y.span(v), msg));
+                    owners.push(Some((obj.root, None)));
+                }
+            }
+        }
+        let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
+            finish(&mut diags[before..], *doc, obj, None);
+            continue;
+        };
+        annotation_suppressions(y, obj, &spec, *doc, &mut suppressions);
+        let pod = Pod::read(y, spec);
+        let ns = obj.effective_namespace();
+        let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
+        for c in &pod.containers {
+            stats.containers += 1;
+            let start = diags.len();
+            let cx = ContainerCtx {
+                y,
+                src,
+                cfg,
+                object: obj,
+                pod: &pod,
+                c,
+                eff: pod.effective(c, &lrs),
+                go: GoView::decide(y, obj, &spec, c, cfg),
+                limit_ranges: &lrs,
+                config_maps: &config_maps,
+            };
+            for check in &container_rules {
+                check(&cx, &mut diags);
+            }
+            for d in &mut diags[start..] {
+                d.container = c.name.clone();
+            }
+            owners.extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
+        }
+        finish(&mut diags[before..], *doc, obj, None);
+    }
+
+    // Helm's `# Source:` comment names the template each document was rendered from.
+    let templates = source_templates(src, y);
+    for d in &mut diags {
+        if d.source_template.is_none() {
+            d.source_template = templates.get(d.document).cloned().flatten();
+        }
+    }
+
+    // Config severity overrides, then suppressions.
+    let mut kept = Vec::with_capacity(diags.len());
+    for (mut d, owner) in diags.into_iter().zip(owners) {
+        if !sel.enabled(d.code, cfg) {
+            continue;
+        }
+        if let Some(Some(sev)) = cfg.rules.get(d.code) {
+            d.severity = *sev;
+        }
+        let line = src.line_index(d.range.start);
+        let owner_ref = owner.as_ref().map(|(o, c)| (*o, c.as_deref()));
+        let mut suppressed = false;
+        for s in &mut suppressions {
+            suppressed |= s.matches(d.code, d.document, line, owner_ref);
+        }
+        if !suppressed {
+            kept.push(d);
+        }
+    }
+    kept.extend(suppression_findings(src, &suppressions, cfg, sel));
+    kept.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
+    (kept, stats)
+}
+
+fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object, _container: Option<&str>) {
+    for d in diags {
+        d.document = doc;
+        if d.object.is_none() {
+            d.object = Some(obj.reference());
+        }
+    }
+}
+
+fn annotation_suppressions(
+    y: &Yaml,
+    obj: &Object,
+    spec: &k8s::PodSpecRef,
+    doc: usize,
+    out: &mut Vec<Suppression>,
+) {
+    let mut add = |value: NodeIdStr, container: Option<String>| {
+        out.push(Suppression {
+            scope: Scope::Object {
+                doc,
+                object: obj.root,
+                container,
+            },
+            codes: suppress::parse_codes(value.0),
+            span: y.span(value.1),
+            doc,
+        });
+    };
+    if let Some(v) = annotation(y, obj, spec.template_metadata, "golint-k8s.io/ignore") {
+        add(v, None);
+    }
+    // Per-container annotations: one key per container name that appears in the pod.
+    for meta in [spec.template_metadata, obj.metadata].into_iter().flatten() {
+        let Some(ann) = y.get(meta, "annotations") else {
+            continue;
+        };
+        for (k, v) in y.entries(ann) {
+            let Some(name) = y
+                .str(k)
+                .and_then(|k| k.strip_prefix("golint-k8s.io/ignore."))
+            else {
+                continue;
+            };
+            if let Some(text) = y.str(v) {
+                add((text, v), Some(name.to_string()));
+            }
+        }
+    }
+    let _ = container_annotation; // per-container lookups above cover both metadata blocks
+}
+
+type NodeIdStr<'y> = (&'y str, yaml::NodeId);
+
+fn source_templates(src: &Source, y: &Yaml) -> Vec<Option<String>> {
+    let mut out = vec![None; y.docs.len()];
+    for c in &y.comments {
+        let text = &src.text[c.span.clone()];
+        if let Some(path) = text.strip_prefix("# Source: ") {
+            if let Some(slot) = out.get_mut(c.doc) {
+                if slot.is_none() {
+                    *slot = Some(path.trim().to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// GK901 for codes that silenced nothing, GK902 for names that are no rule.
+fn suppression_findings(
+    src: &Source,
+    sups: &[Suppression],
+    cfg: &Config,
+    sel: &Selection,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for s in sups {
+        for c in &s.codes {
+            match c.code {
+                None if sel.enabled("GK902", cfg) => {
+                    let mut d = Diagnostic::new(
+                        "GK902",
+                        registry::by_code("GK902").severity,
+                        s.span.clone(),
+                        format!("suppression names {:?}, which is not a golint-k8s rule (see `golint-k8s rules`)", c.written),
+                    );
+                    d.document = s.doc;
+                    out.push(d);
+                }
+                // A suppression for a rule that did not run this time is not "unused".
+                Some(code)
+                    if !c.used
+                        && code != "GK901"
+                        && sel.enabled(code, cfg)
+                        && sel.enabled("GK901", cfg) =>
+                {
+                    let all_unused = s.codes.iter().all(|c| !c.used);
+                    let mut d = Diagnostic::new(
+                        "GK901",
+                        registry::by_code("GK901").severity,
+                        s.span.clone(),
+                        format!("suppression of {code} matched no finding"),
+                    );
+                    d.document = s.doc;
+                    if all_unused && matches!(s.scope, Scope::Line(_) | Scope::Document(_)) {
+                        d = d.with_fix(remove_comment(src, s.span.clone()).map(|e| Fix {
+                            applicability: Applicability::Safe,
+                            title: "remove the unused suppression".into(),
+                            edits: vec![e],
+                        }));
+                    }
+                    out.push(d);
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// Remove a comment: the whole line when it stands alone, else the comment and the blanks before it.
+fn remove_comment(src: &Source, span: std::ops::Range<usize>) -> Option<Edit> {
+    let line = src.line_index(span.start);
+    let lr = src.line_range(line);
+    let before = &src.text[lr.start..span.start];
+    if before.trim().is_empty() {
+        let next = src.line_range(line + 1).start.max(lr.end);
+        let end = if line + 1 < src.line_count() {
+            next
+        } else {
+            lr.end
+        };
+        return Some(Edit {
+            range: lr.start..end,
+            text: String::new(),
+        });
+    }
+    let trimmed = before.trim_end_matches([' ', '\t']).len();
+    Some(Edit {
+        range: lr.start + trimmed..span.end,
+        text: String::new(),
+    })
+}

@@ -1,0 +1,46 @@
+//! GK101 memory-limit-without-gomemlimit: a memory limit with no GOMEMLIMIT leaves the Go GC
+//! pacing by GOGC alone, blind to the cgroup limit, so the heap can outgrow it before a collection.
+
+use super::ContainerCtx;
+use crate::diagnostic::Diagnostic;
+use crate::runtime::{describe_bytes, gomemlimit_for, GO_1_19};
+
+pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    if !cx.go.is_go {
+        return;
+    }
+    let Some(limit) = &cx.eff.limit_memory else {
+        return;
+    };
+    if cx.c.env_var("GOMEMLIMIT").is_some() || cx.c.env_var("AUTOMEMLIMIT").is_some() {
+        return;
+    }
+    if cx.env_from_value("GOMEMLIMIT").is_some() || cx.env_from_value("AUTOMEMLIMIT").is_some() {
+        return;
+    }
+    let bytes = limit.quantity.value_ceil();
+    let target = gomemlimit_for(bytes, cx.cfg.gomemlimit_ratio);
+    let mut d = cx.go_diag(
+        "GK101",
+        cx.value_anchor(limit),
+        format!(
+            "memory limit {} ({}) but no GOMEMLIMIT: the Go GC paces by GOGC alone and lets the heap grow past the limit before it collects, so the kernel OOM-kills the container",
+            limit.text,
+            describe_bytes(bytes)
+        ),
+    )
+    .note(format!(
+        "set GOMEMLIMIT to \"{target}\" ({:.0} % of the limit), leaving headroom for memory the Go runtime does not manage",
+        cx.cfg.gomemlimit_ratio * 100.0
+    ));
+    if let Some(n) = limit.origin_note("memory limit") {
+        d = d.note(n);
+    }
+    if cx.go.version_below(GO_1_19) {
+        d = d.note("GOMEMLIMIT exists since Go 1.19; the declared version ignores it, so upgrade Go to make the limit count");
+    }
+    if let Some(n) = cx.unresolved_env_from_note() {
+        d = d.note(n);
+    }
+    out.push(d);
+}

@@ -1,0 +1,54 @@
+//! GK102 memory-request-not-equal-limit: with a memory request below the limit the pod is
+//! Burstable; under node pressure it is evicted by its usage above the request and OOM-scored high.
+
+use super::ContainerCtx;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::fix::replace_scalar;
+use crate::k8s::container::ValueOrigin;
+use crate::runtime::describe_bytes;
+
+pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    let (Some(limit), Some(request)) = (&cx.eff.limit_memory, &cx.eff.request_memory) else {
+        return;
+    };
+    if request.origin == ValueOrigin::FromLimit || request.quantity == limit.quantity {
+        return;
+    }
+    let message = if request.quantity > limit.quantity {
+        format!(
+            "memory request {} is above the limit {}: the API server rejects the pod (a request must not exceed its limit)",
+            request.text, limit.text
+        )
+    } else {
+        format!(
+            "memory request {} ({}) is below the limit {} ({}): under node memory pressure the pod is evicted by its usage above the request, and the OOM killer prefers it",
+            request.text,
+            describe_bytes(request.quantity.value_ceil()),
+            limit.text,
+            describe_bytes(limit.quantity.value_ceil())
+        )
+    };
+    let mut d = cx.diag("GK102", cx.value_anchor(request), message);
+    for n in [
+        request.origin_note("memory request"),
+        limit.origin_note("memory limit"),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        d = d.note(n);
+    }
+    if request.is_declared() {
+        if let Some(edit) = request
+            .node
+            .and_then(|n| replace_scalar(cx.y, n, &limit.text))
+        {
+            d = d.with_fix(Some(Fix {
+                applicability: Applicability::Unsafe,
+                title: format!("set the memory request to the limit {}", limit.text),
+                edits: vec![edit],
+            }));
+        }
+    }
+    out.push(d);
+}

@@ -1,0 +1,62 @@
+//! GK201 cpu-limit-without-gomaxprocs: before Go 1.25 the runtime ignores the cgroup CPU quota and
+//! starts one thread per node CPU; together they spend the quota in a fraction of each 100 ms CFS
+//! period and then every goroutine waits for the next one.
+
+use super::ContainerCtx;
+use crate::diagnostic::Diagnostic;
+use crate::runtime::throttle::{
+    burn, ceil_cpus, describe_cpus, go125_gomaxprocs, limit_millis, ms, quota_ms,
+};
+
+pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    if !cx.go.is_go || cx.go.adaptive_gomaxprocs() {
+        return;
+    }
+    let Some(limit) = &cx.eff.limit_cpu else {
+        return;
+    };
+    if cx.c.env_var("GOMAXPROCS").is_some() || cx.env_from_value("GOMAXPROCS").is_some() {
+        return;
+    }
+    let l = limit_millis(&limit.quantity);
+    let quota = quota_ms(l);
+    let message = match cx.cfg.node_cpus {
+        Some(n) => {
+            let (spent, wait) = burn(l, n as i128);
+            format!(
+                "CPU limit {} gives a quota of {} per 100 ms period; with GOMAXPROCS = {n} (node CPUs) it can be spent in {} and every goroutine then waits {}",
+                limit.text, ms(quota), ms(spent), ms(wait)
+            )
+        }
+        None => {
+            let (spent, wait) = burn(l, 16);
+            format!(
+                "CPU limit {} gives a quota of {} per 100 ms period, but without GOMAXPROCS Go runs one thread per node CPU: on a 16-CPU node the quota is spent in {} and every goroutine then waits {}",
+                limit.text, ms(quota), ms(spent), ms(wait)
+            )
+        }
+    };
+    let mut d = cx
+        .go_diag("GK201", cx.value_anchor(limit), message)
+        .note(format!(
+            "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: {} for {})",
+            ceil_cpus(l),
+            describe_cpus(l)
+        ))
+        .note(format!(
+            "on Go 1.25 or later the runtime reads the limit itself (GOMAXPROCS = {} here) and this finding goes away once the version is declared",
+            go125_gomaxprocs(l, cx.cfg.node_cpus)
+        ));
+    if cx.cfg.node_cpus.is_none() {
+        d = d.note(
+            "set node-cpus in .golint-k8s.yaml (or --node-cpus) for the numbers of your nodes",
+        );
+    }
+    if let Some(n) = limit.origin_note("CPU limit") {
+        d = d.note(n);
+    }
+    if let Some(n) = cx.unresolved_env_from_note() {
+        d = d.note(n);
+    }
+    out.push(d);
+}

@@ -1,0 +1,26 @@
+//! GK205 gomaxprocs-invalid: the runtime silently ignores a GOMAXPROCS that is not a positive
+//! base-10 int32 (§2), and tens of thousands of Ps hang or crash it at start-up.
+
+use super::ContainerCtx;
+use crate::diagnostic::Diagnostic;
+use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
+
+pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    if !cx.go.is_go {
+        return;
+    }
+    let Some(var) = cx.c.env_var("GOMAXPROCS") else {
+        return;
+    };
+    let Some(text) = var.literal() else { return };
+    let msg = match parse_gomaxprocs(text) {
+        GoMaxProcs::Ignored => format!(
+            "GOMAXPROCS {text:?} is ignored by the Go runtime (it must be a positive whole number, no spaces): the default applies instead, silently"
+        ),
+        GoMaxProcs::Set(n) if n > 1024 => format!(
+            "GOMAXPROCS {n} is absurdly large: each P costs memory and scheduler work, and values in the tens of thousands hang or crash the runtime at start-up"
+        ),
+        GoMaxProcs::Set(_) => return,
+    };
+    out.push(cx.go_diag("GK205", var.value_node(), msg));
+}

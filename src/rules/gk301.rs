@@ -1,0 +1,35 @@
+//! GK301 gogc-invalid: the runtime replaces a GOGC it cannot parse with 100, silently (§4).
+
+use super::ContainerCtx;
+use crate::diagnostic::Diagnostic;
+use crate::k8s::container::EnvValue;
+use crate::runtime::{parse_gogc, GoGc};
+
+pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    if !cx.go.is_go {
+        return;
+    }
+    let Some(var) = cx.c.env_var("GOGC") else {
+        return;
+    };
+    // An unquoted non-string (`off` as a boolean) is GK302's finding; judge only real strings here.
+    let EnvValue::Literal { text, resolved, .. } = &var.value else {
+        return;
+    };
+    if !resolved.is_string() {
+        return;
+    }
+    if parse_gogc(text) != GoGc::Invalid {
+        return;
+    }
+    let hint = if text.eq_ignore_ascii_case("off") || text == "false" {
+        " (write off, in lower case)"
+    } else {
+        ""
+    };
+    out.push(cx.go_diag(
+        "GK301",
+        var.value_node(),
+        format!("GOGC {text:?} is not off or a whole number: the Go runtime silently uses GOGC=100 instead{hint}"),
+    ));
+}

@@ -1,0 +1,56 @@
+//! GK302 env-value-not-string: kubectl and Helm read YAML 1.1, where unquoted `off`, `4` or
+//! `0100` are a boolean and numbers; `EnvVar.value` is a string, so the API server rejects them,
+//! and typed clients turn `off` into "false" (§8.4).
+
+use super::ContainerCtx;
+use crate::diagnostic::Edit;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::k8s::container::EnvValue;
+use crate::yaml::Style;
+
+pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    for var in &cx.c.env {
+        let EnvValue::Literal {
+            node,
+            text,
+            style: Style::Plain,
+            resolved,
+        } = &var.value
+        else {
+            continue;
+        };
+        // A null (`~`, `null`, nothing) decodes as "leave the string empty": the API server accepts
+        // it, so it is not this rule's business.
+        if resolved.is_string()
+            || matches!(resolved, crate::yaml::Yaml11::Null)
+            || cx.y.scalar(*node).is_some_and(|(_, _, tag)| tag.is_some())
+            || cx.y.is_alias(*node)
+        {
+            continue;
+        }
+        let json = resolved.json_text().unwrap_or_default();
+        let mut d = cx.diag(
+            "GK302",
+            *node,
+            format!(
+                "env {} value {text} is a YAML 1.1 {} ({json}), not a string: kubectl and Helm send it as such and the API server rejects the object",
+                var.name,
+                resolved.type_name()
+            ),
+        );
+        if json == "false" || json == "true" {
+            d = d.note(format!("typed Go clients instead turn it into the string \"{json}\", which is not what you wrote"));
+        }
+        let source = &cx.src.text[cx.y.span(*node)];
+        let edit = Edit {
+            range: cx.y.span(*node),
+            text: crate::fix::quote(source, false),
+        };
+        d = d.with_fix(Some(Fix {
+            applicability: Applicability::Safe,
+            title: format!("quote the value: \"{source}\""),
+            edits: vec![edit],
+        }));
+        out.push(d);
+    }
+}

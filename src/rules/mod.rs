@@ -1,0 +1,169 @@
+//! Rules: one file per rule, each a function over one container in its pod, with everything it
+//! needs already worked out (effective values, the Go view, the config). The table that names
+//! them is in [`registry`].
+
+pub mod registry;
+
+mod gk101;
+mod gk102;
+mod gk103;
+mod gk104;
+mod gk105;
+mod gk106;
+mod gk107;
+mod gk108;
+mod gk109;
+mod gk201;
+mod gk202;
+mod gk203;
+mod gk204;
+mod gk205;
+mod gk206;
+mod gk301;
+mod gk302;
+mod gk303;
+mod gk401;
+
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::k8s::container::{Container, Effective, Pod};
+use crate::k8s::limitrange::LimitRange;
+use crate::k8s::{ConfigMap, Object};
+use crate::runtime::GoView;
+use crate::source::Source;
+use crate::yaml::{NodeId, Yaml};
+
+/// Everything a container rule may look at.
+pub struct ContainerCtx<'a, 'y> {
+    pub y: &'a Yaml<'y>,
+    pub src: &'a Source,
+    pub cfg: &'a Config,
+    pub object: &'a Object,
+    pub pod: &'a Pod,
+    pub c: &'a Container,
+    pub eff: Effective,
+    pub go: GoView,
+    pub limit_ranges: &'a [&'a LimitRange],
+    pub config_maps: &'a [ConfigMap],
+}
+
+impl ContainerCtx<'_, '_> {
+    /// A finding at a node, with the rule's default severity.
+    pub fn diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
+        let rule = registry::by_code(code);
+        Diagnostic::new(code, rule.severity, self.y.span(node), message)
+    }
+
+    /// A finding for a Go-only rule: it always says why the container was judged Go and which Go
+    /// version was assumed.
+    pub fn go_diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
+        self.diag(code, node, message).note(self.go.note())
+    }
+
+    /// Shorthand for `severity` that keeps rules readable.
+    pub fn sev(d: Diagnostic, s: Severity) -> Diagnostic {
+        d.severity(s)
+    }
+
+    /// The node a finding about an effective value points at: the value itself when declared on
+    /// this container, else the container's name (the value lives elsewhere).
+    pub fn value_anchor(&self, v: &crate::k8s::container::EffectiveValue) -> NodeId {
+        match (v.is_declared(), v.node) {
+            (true, Some(n)) => n,
+            _ => self.c.anchor_node(),
+        }
+    }
+
+    pub fn who(&self) -> String {
+        format!("{} {:?}", self.c.kind.describe(), self.c.display_name())
+    }
+}
+
+impl ContainerCtx<'_, '_> {
+    /// The value of `name` provided by an `envFrom` ConfigMap present in the input (same namespace).
+    pub fn env_from_value(&self, name: &str) -> Option<String> {
+        let ns = self.object.effective_namespace();
+        for ef in self.c.env_from.iter().rev() {
+            let Some(cm_name) = &ef.config_map else {
+                continue;
+            };
+            let Some(key) = name.strip_prefix(ef.prefix.as_str()) else {
+                continue;
+            };
+            let cm = self
+                .config_maps
+                .iter()
+                .find(|m| &m.name == cm_name && m.namespace == ns);
+            if let Some(v) = cm.and_then(|m| m.data).and_then(|d| self.y.get_str(d, key)) {
+                return Some(v.to_string());
+            }
+        }
+        None
+    }
+
+    /// A note for findings about a missing variable when an `envFrom` source is not in the input
+    /// (it might set the variable; we cannot see it).
+    pub fn unresolved_env_from_note(&self) -> Option<String> {
+        let ns = self.object.effective_namespace();
+        let names: Vec<String> = self
+            .c
+            .env_from
+            .iter()
+            .filter(|ef| {
+                !ef.config_map.as_ref().is_some_and(|n| {
+                    self.config_maps
+                        .iter()
+                        .any(|m| &m.name == n && m.namespace == ns)
+                })
+            })
+            .map(|ef| {
+                ef.config_map.clone().map_or_else(
+                    || "a Secret or other source".to_string(),
+                    |n| format!("ConfigMap {n}"),
+                )
+            })
+            .collect();
+        (!names.is_empty()).then(|| {
+            format!(
+                "the container also reads envFrom {}, which is not in the input; if it sets the variable, suppress this finding",
+                names.join(", ")
+            )
+        })
+    }
+}
+
+/// Rewrite `value: N` of an env entry into `valueFrom: resourceFieldRef: limits.cpu`, in the
+/// entry's own style (block or flow).
+pub(crate) fn gk201_fieldref_edit(
+    cx: &ContainerCtx,
+    var: &crate::k8s::EnvVar,
+) -> Option<crate::diagnostic::Edit> {
+    let (key, value) = cx.y.get_entry(var.entry, "value")?;
+    let flow = matches!(
+        cx.y.node(cx.y.resolve(var.entry)?).kind,
+        crate::yaml::NodeKind::Mapping { flow: true, .. }
+    );
+    let range = cx.y.span(key).start..cx.y.span(value).end;
+    let text = if flow {
+        "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()
+    } else {
+        let line_start = cx.src.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let indent = &cx.src.text[line_start..range.start];
+        if !indent.chars().all(|c| c == ' ') {
+            // `- value: 4` (the key shares its line with the dash): indent from the key's column.
+            let col = range.start - line_start;
+            return Some(crate::diagnostic::Edit {
+                text: block_field_ref(cx, &" ".repeat(col)),
+                range,
+            });
+        }
+        block_field_ref(cx, indent)
+    };
+    Some(crate::diagnostic::Edit { range, text })
+}
+
+fn block_field_ref(cx: &ContainerCtx, indent: &str) -> String {
+    let nl = if cx.src.uses_crlf() { "\r\n" } else { "\n" };
+    format!("valueFrom:{nl}{indent}  resourceFieldRef:{nl}{indent}    resource: limits.cpu")
+}
+pub use gk109::problem as gk109_problem;

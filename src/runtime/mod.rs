@@ -1,0 +1,564 @@
+//! The Go view of a container: is it Go (and why), which Go version (and why), and how the Go
+//! runtime will read its environment. The parsers here mirror the Go runtime's own (Go 1.26
+//! source, see go-k8s-semantics.md §2–§5) so that a rule can say exactly what the process does
+//! with a value, including the values it silently ignores.
+
+pub mod throttle;
+
+use crate::config::{Config, GoVersion};
+use crate::k8s::container::{container_annotation, Container};
+use crate::k8s::{Object, PodSpecRef};
+use crate::yaml::Yaml;
+
+pub const GO_1_16: GoVersion = GoVersion::new(1, 16);
+pub const GO_1_19: GoVersion = GoVersion::new(1, 19);
+pub const GO_1_25: GoVersion = GoVersion::new(1, 25);
+
+/// Env vars only the Go runtime (or Go libraries) read: their presence says "this is Go".
+pub const GO_ENV_VARS: &[&str] = &[
+    "GOMAXPROCS",
+    "GOMEMLIMIT",
+    "GOGC",
+    "GODEBUG",
+    "AUTOMEMLIMIT",
+    "GOTRACEBACK",
+];
+
+/// Well-known images written in Go (matched against the image's repository name).
+const GO_IMAGES: &[&str] = &[
+    "prometheus",
+    "alertmanager",
+    "node-exporter",
+    "kube-state-metrics",
+    "pushgateway",
+    "blackbox-exporter",
+    "prometheus-operator",
+    "prometheus-config-reloader",
+    "configmap-reload",
+    "thanos",
+    "loki",
+    "promtail",
+    "tempo",
+    "mimir",
+    "grafana",
+    "etcd",
+    "minio",
+    "coredns",
+    "argocd",
+    "argo-rollouts",
+    "argoexec",
+    "workflow-controller",
+    "argocli",
+    "cert-manager",
+    "external-dns",
+    "metrics-server",
+    "ingress-nginx/controller",
+    "pilot",
+    "proxyv2",
+    "install-cni",
+    "ztunnel",
+    "linkerd",
+    "traefik",
+    "vault",
+    "consul",
+    "jaeger",
+    "opentelemetry-collector",
+    "otel",
+    "velero",
+    "flux",
+    "kustomize-controller",
+    "helm-controller",
+    "source-controller",
+    "kyverno",
+    "sealed-secrets",
+    "kube-rbac-proxy",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kube-proxy",
+    "kubectl",
+    "cilium",
+    "calico",
+    "istio",
+    "keda",
+    "knative",
+    "dex",
+    "redis_exporter",
+    "postgres_exporter",
+    "mysqld-exporter",
+    "cluster-autoscaler",
+    "external-secrets",
+    "csi-",
+    "snapshot-controller",
+];
+
+/// Well-known images that are not Go programs.
+const NON_GO_IMAGES: &[&str] = &[
+    "nginx",
+    "redis",
+    "memcached",
+    "postgres",
+    "mysql",
+    "mariadb",
+    "busybox",
+    "alpine",
+    "ubuntu",
+    "debian",
+    "envoy",
+    "haproxy",
+    "python",
+    "node",
+    "openjdk",
+    "eclipse-temurin",
+    "amazoncorretto",
+    "dotnet",
+    "aspnet",
+    "ruby",
+    "php",
+    "httpd",
+    "rabbitmq",
+    "elasticsearch",
+    "kibana",
+    "logstash",
+    "cassandra",
+    "mongo",
+    "zookeeper",
+    "kafka",
+    "java",
+    "tomcat",
+    "wordpress",
+    "fluentd",
+    "fluent-bit",
+    "squid",
+    "varnish",
+    "curl",
+    "perl",
+    "bash",
+];
+
+/// The repository name of an image without registry, tag or digest: `docker.io/library/nginx:1.27`
+/// gives `library/nginx`, and its last segment `nginx`.
+fn image_repo(image: &str) -> &str {
+    let no_digest = image.split('@').next().unwrap_or(image);
+    // A tag follows the last ':' after the last '/' (a registry port comes before a '/').
+    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
+    let no_tag = match no_digest[last_slash..].find(':') {
+        Some(i) => &no_digest[..last_slash + i],
+        None => no_digest,
+    };
+    match no_tag.split_once('/') {
+        Some((first, rest))
+            if first.contains('.') || first.contains(':') || first == "localhost" =>
+        {
+            rest
+        }
+        _ => no_tag,
+    }
+}
+
+fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
+    let repo = image_repo(image).to_ascii_lowercase();
+    let last = repo.rsplit('/').next().unwrap_or(&repo);
+    let matches = |name: &str| {
+        last == name
+            || last.starts_with(&format!("{name}-"))
+            || last.starts_with(&format!("{name}_"))
+            || (name.contains('/') && repo.ends_with(name))
+            || (name.ends_with('-') && last.starts_with(name))
+    };
+    // Non-Go first for exact names: `node` (Node.js) must not fall to `node-exporter` logic.
+    if let Some(n) = NON_GO_IMAGES.iter().find(|n| last == **n) {
+        return Some((false, n));
+    }
+    if let Some(n) = GO_IMAGES.iter().find(|n| matches(n)) {
+        return Some((true, n));
+    }
+    if let Some(n) = NON_GO_IMAGES.iter().find(|n| matches(n)) {
+        return Some((false, n));
+    }
+    // Projects that put the language in the name.
+    if repo
+        .split(['/', '-', '_'])
+        .any(|p| p == "golang" || p == "go")
+    {
+        return Some((true, "golang"));
+    }
+    None
+}
+
+/// Whether a container runs Go, which Go version, and why we think so.
+#[derive(Debug, Clone)]
+pub struct GoView {
+    pub is_go: bool,
+    pub why_go: String,
+    pub version: Option<GoVersion>,
+    pub why_version: String,
+}
+
+impl GoView {
+    pub fn decide(
+        y: &Yaml,
+        obj: &Object,
+        spec: &PodSpecRef,
+        c: &Container,
+        cfg: &Config,
+    ) -> GoView {
+        let (is_go, why_go) = detect_go(y, obj, spec, c, cfg);
+        let (version, why_version) =
+            match container_annotation(y, obj, spec, c, "golint-k8s.io/go-version")
+                .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
+            {
+                Some((g, raw)) => (
+                    Some(g),
+                    format!("annotation golint-k8s.io/go-version: {raw:?}"),
+                ),
+                None => match cfg.go_version_for(c.image.as_deref()) {
+                    Some((g, why)) => (Some(g), format!("{why} {g}")),
+                    None => (None, "unknown".to_string()),
+                },
+            };
+        GoView {
+            is_go,
+            why_go,
+            version,
+            why_version,
+        }
+    }
+
+    /// Declared Go ≥ 1.25: the runtime sizes GOMAXPROCS from the CPU limit itself.
+    pub fn adaptive_gomaxprocs(&self) -> bool {
+        self.version.is_some_and(|v| v >= GO_1_25)
+    }
+
+    pub fn version_at_least(&self, v: GoVersion) -> bool {
+        self.version.is_some_and(|have| have >= v)
+    }
+
+    pub fn version_below(&self, v: GoVersion) -> bool {
+        self.version.is_some_and(|have| have < v)
+    }
+
+    /// The note every Go-only finding carries.
+    pub fn note(&self) -> String {
+        let version = match self.version {
+            Some(v) => format!("Go {v} ({})", self.why_version),
+            None => "Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)".to_string(),
+        };
+        format!("judged Go because {}; {version}", self.why_go)
+    }
+}
+
+fn detect_go(
+    y: &Yaml,
+    obj: &Object,
+    spec: &PodSpecRef,
+    c: &Container,
+    cfg: &Config,
+) -> (bool, String) {
+    if let Some((v, _, per_container)) =
+        container_annotation(y, obj, spec, c, "golint-k8s.io/runtime")
+    {
+        let key = if per_container {
+            format!("golint-k8s.io/runtime.{}", c.display_name())
+        } else {
+            "golint-k8s.io/runtime".to_string()
+        };
+        match v.trim() {
+            "go" => return (true, format!("of the annotation {key}: go")),
+            other if !other.is_empty() => {
+                return (false, format!("of the annotation {key}: {other}"))
+            }
+            _ => {}
+        }
+    }
+    if let Some(image) = &c.image {
+        if let Some(p) = cfg.go_images.matching(image) {
+            return (true, format!("the image matches go-images {p:?}"));
+        }
+        if let Some(p) = cfg.non_go_images.matching(image) {
+            return (false, format!("the image matches non-go-images {p:?}"));
+        }
+    }
+    if let Some(v) = c
+        .env
+        .iter()
+        .find(|e| GO_ENV_VARS.contains(&e.name.as_str()))
+    {
+        return (true, format!("it sets the Go runtime variable {}", v.name));
+    }
+    if let Some(image) = &c.image {
+        if let Some((go, name)) = catalog_match(image) {
+            return if go {
+                (
+                    true,
+                    format!("the image {image} is a known Go program ({name})"),
+                )
+            } else {
+                (
+                    false,
+                    format!("the image {image} is a known non-Go program ({name})"),
+                )
+            };
+        }
+    }
+    if cfg.assume_go {
+        (
+            true,
+            "assume-go is on (the default) and nothing says otherwise".to_string(),
+        )
+    } else {
+        (false, "assume-go is off".to_string())
+    }
+}
+
+/// `strconv.ParseInt(s, 10, bits)`: one optional sign, ASCII digits, no spaces or underscores.
+pub fn go_parse_int(s: &str, bits: u32) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let v: i128 = s.trim_start_matches('+').parse().ok()?;
+    let max = (1i128 << (bits - 1)) - 1;
+    let min = -(1i128 << (bits - 1));
+    (min..=max).contains(&v).then_some(v as i64)
+}
+
+/// What the runtime does with a GOMAXPROCS value (`schedinit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoMaxProcs {
+    /// A positive int32: used as is, and it switches off the runtime's own updates.
+    Set(i64),
+    /// Anything else: ignored, as if unset (the runtime default applies).
+    Ignored,
+}
+
+pub fn parse_gomaxprocs(s: &str) -> GoMaxProcs {
+    match go_parse_int(s, 32) {
+        Some(n) if n > 0 => GoMaxProcs::Set(n),
+        _ => GoMaxProcs::Ignored,
+    }
+}
+
+/// What the runtime does with a GOMEMLIMIT value (`readGOMEMLIMIT` / `parseByteCount`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoMemLimit {
+    /// `""` or `off`: no limit.
+    Off,
+    Bytes(i64),
+    /// The runtime throws at start-up: "malformed GOMEMLIMIT".
+    Malformed,
+}
+
+pub fn parse_gomemlimit(s: &str) -> GoMemLimit {
+    if s.is_empty() || s == "off" {
+        return GoMemLimit::Off;
+    }
+    let (num, unit): (&str, i128) = if let Some(n) = s.strip_suffix("TiB") {
+        (n, 1 << 40)
+    } else if let Some(n) = s.strip_suffix("GiB") {
+        (n, 1 << 30)
+    } else if let Some(n) = s.strip_suffix("MiB") {
+        (n, 1 << 20)
+    } else if let Some(n) = s.strip_suffix("KiB") {
+        (n, 1 << 10)
+    } else if let Some(n) = s.strip_suffix('B') {
+        (n, 1)
+    } else {
+        (s, 1)
+    };
+    match go_parse_int(num, 64) {
+        Some(n) if n >= 0 => {
+            let bytes = n as i128 * unit;
+            if bytes > i64::MAX as i128 {
+                GoMemLimit::Malformed
+            } else {
+                GoMemLimit::Bytes(bytes as i64)
+            }
+        }
+        _ => GoMemLimit::Malformed,
+    }
+}
+
+/// What the runtime does with a GOGC value (`readGOGC`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoGc {
+    Off,
+    Percent(i64),
+    /// Silently replaced by 100.
+    Invalid,
+}
+
+pub fn parse_gogc(s: &str) -> GoGc {
+    if s == "off" {
+        return GoGc::Off;
+    }
+    match go_parse_int(s, 32) {
+        Some(n) if n < 0 => GoGc::Off,
+        Some(n) => GoGc::Percent(n),
+        None => GoGc::Invalid,
+    }
+}
+
+/// The effective value of one GODEBUG key: entries are applied left to right, the last wins.
+pub fn godebug_value<'s>(godebug: &'s str, key: &str) -> Option<&'s str> {
+    godebug
+        .rsplit(',')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| k.trim() == key)
+        .map(|(_, v)| v.trim())
+}
+
+/// Formats a byte count for messages: `536870912 bytes (512 MiB)`.
+pub fn describe_bytes(bytes: i128) -> String {
+    const UNITS: [(&str, i128); 4] = [
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
+    for (name, size) in UNITS {
+        if bytes >= size {
+            let whole = bytes / size;
+            let rem = bytes % size;
+            return if rem == 0 {
+                format!("{whole} {name}")
+            } else {
+                format!("{:.1} {name}", bytes as f64 / size as f64)
+            };
+        }
+    }
+    format!("{bytes} bytes")
+}
+
+/// The GOMEMLIMIT value our fixes write for a limit: floor(limit × ratio) in whole MiB (bytes when
+/// below 1 MiB), as a string the Go runtime accepts.
+pub fn gomemlimit_for(limit_bytes: i128, ratio: f64) -> String {
+    // Integer arithmetic on a ratio in thousandths avoids float rounding on exact products.
+    let permille = (ratio * 1000.0).round() as i128;
+    let target = limit_bytes * permille / 1000;
+    if target >= 1 << 20 {
+        format!("{}MiB", target >> 20)
+    } else {
+        format!("{}", target.max(0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gomemlimit_grammar() {
+        for (s, want) in [
+            ("512MiB", GoMemLimit::Bytes(512 << 20)),
+            ("1000", GoMemLimit::Bytes(1000)),
+            ("1000B", GoMemLimit::Bytes(1000)),
+            ("+100MiB", GoMemLimit::Bytes(100 << 20)),
+            ("007MiB", GoMemLimit::Bytes(7 << 20)),
+            ("-0", GoMemLimit::Bytes(0)),
+            ("off", GoMemLimit::Off),
+            ("", GoMemLimit::Off),
+            ("9223372036854775807", GoMemLimit::Bytes(i64::MAX)),
+            ("8388607TiB", GoMemLimit::Bytes(8388607 << 40)),
+        ] {
+            assert_eq!(parse_gomemlimit(s), want, "{s}");
+        }
+        for s in [
+            "1kiB",
+            "1Mi",
+            "1G",
+            "1GB",
+            "1KB",
+            "1kB",
+            "1gib",
+            "1024b",
+            "1.5GiB",
+            "512 MiB",
+            " 512MiB",
+            "512MiB ",
+            "OFF",
+            "-1",
+            "0x100",
+            "1_000",
+            "1PiB",
+            "8EiB",
+            "8388608TiB",
+            "9223372036854775808",
+            "B",
+            "KiB",
+            "max",
+        ] {
+            assert_eq!(parse_gomemlimit(s), GoMemLimit::Malformed, "{s}");
+        }
+    }
+
+    #[test]
+    fn gomaxprocs_and_gogc_grammar() {
+        assert_eq!(parse_gomaxprocs("4"), GoMaxProcs::Set(4));
+        assert_eq!(parse_gomaxprocs("+3"), GoMaxProcs::Set(3));
+        for s in [
+            "0",
+            "-1",
+            "",
+            "abc",
+            "1.5",
+            "0x10",
+            "1_0",
+            " 3",
+            "3 ",
+            "2147483648",
+        ] {
+            assert_eq!(parse_gomaxprocs(s), GoMaxProcs::Ignored, "{s}");
+        }
+        assert_eq!(parse_gomaxprocs("2147483647"), GoMaxProcs::Set(2147483647));
+        assert_eq!(parse_gogc("off"), GoGc::Off);
+        assert_eq!(parse_gogc("-50"), GoGc::Off);
+        assert_eq!(parse_gogc("+50"), GoGc::Percent(50));
+        assert_eq!(parse_gogc("0"), GoGc::Percent(0));
+        for s in [
+            "OFF",
+            "Off",
+            "abc",
+            "1.5",
+            " 50",
+            "200%",
+            "2147483648",
+            "false",
+        ] {
+            assert_eq!(parse_gogc(s), GoGc::Invalid, "{s}");
+        }
+    }
+
+    #[test]
+    fn godebug_last_wins() {
+        assert_eq!(
+            godebug_value("updatemaxprocs=1,updatemaxprocs=0", "updatemaxprocs"),
+            Some("0")
+        );
+        assert_eq!(godebug_value("madvdontneed=1", "containermaxprocs"), None);
+    }
+
+    #[test]
+    fn fix_values() {
+        assert_eq!(gomemlimit_for(512 << 20, 0.9), "460MiB");
+        assert_eq!(gomemlimit_for(1 << 30, 0.9), "921MiB");
+        assert_eq!(gomemlimit_for(1000, 0.9), "900");
+    }
+
+    #[test]
+    fn image_catalog() {
+        assert_eq!(image_repo("docker.io/library/nginx:1.27"), "library/nginx");
+        assert_eq!(image_repo("localhost:5000/api@sha256:abc"), "api");
+        assert_eq!(catalog_match("nginx:1.27").map(|m| m.0), Some(false));
+        assert_eq!(
+            catalog_match("quay.io/prometheus/node-exporter:v1").map(|m| m.0),
+            Some(true)
+        );
+        assert_eq!(catalog_match("node:20-alpine").map(|m| m.0), Some(false));
+        assert_eq!(
+            catalog_match("registry.k8s.io/ingress-nginx/controller:v1.10").map(|m| m.0),
+            Some(true)
+        );
+        assert_eq!(catalog_match("ghcr.io/acme/api:1.4.2"), None);
+    }
+}

@@ -1,0 +1,85 @@
+//! CFS bandwidth arithmetic (§10 of the semantics doc): a CPU limit L gives a quota of L × 100 ms
+//! per 100 ms period; P runnable threads spend it in L × 100 / P ms of wall time and then wait
+//! for the rest of the period. Kept in one place so that every message quotes the same numbers.
+
+use crate::k8s::Quantity;
+
+/// The kubelet's CFS period.
+pub const PERIOD_MS: f64 = 100.0;
+
+/// A CPU limit in millicores, with the kubelet's 10m floor (1 ms minimum quota).
+pub fn limit_millis(limit: &Quantity) -> i128 {
+    limit.milli_value_ceil().max(10)
+}
+
+/// Quota in milliseconds per period.
+pub fn quota_ms(limit_millis: i128) -> f64 {
+    limit_millis as f64 / 1000.0 * PERIOD_MS
+}
+
+/// ceil(limit) in whole CPUs, as the downward API (`resourceFieldRef` divisor 1) computes it.
+pub fn ceil_cpus(limit_millis: i128) -> i128 {
+    (limit_millis + 999) / 1000
+}
+
+/// Go ≥ 1.25's default: min(node CPUs, max(2, ceil(limit))).
+pub fn go125_gomaxprocs(limit_millis: i128, node_cpus: Option<u32>) -> i128 {
+    let p = ceil_cpus(limit_millis).max(2);
+    match node_cpus {
+        Some(n) => p.min(n as i128),
+        None => p,
+    }
+}
+
+/// Wall time until the quota is spent with `p` threads busy, and the wait that follows.
+pub fn burn(limit_millis: i128, p: i128) -> (f64, f64) {
+    let quota = quota_ms(limit_millis);
+    let spent = (quota / p.max(1) as f64).min(PERIOD_MS);
+    (spent, PERIOD_MS - spent)
+}
+
+/// `250m` → `0.25 CPU`, `2` → `2 CPUs`.
+pub fn describe_cpus(limit_millis: i128) -> String {
+    if limit_millis % 1000 == 0 {
+        let n = limit_millis / 1000;
+        format!("{n} CPU{}", if n == 1 { "" } else { "s" })
+    } else {
+        let s = format!("{:.3}", limit_millis as f64 / 1000.0);
+        format!("{} CPU", s.trim_end_matches('0'))
+    }
+}
+
+/// Milliseconds with one decimal, trimmed: `25 ms`, `3.1 ms`.
+pub fn ms(v: f64) -> String {
+    let s = format!("{v:.1}");
+    let s = s.strip_suffix(".0").unwrap_or(&s);
+    format!("{s} ms")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_from_the_semantics_doc() {
+        // L=2, N=64: spent after ≈3.1 ms, then ≈96.9 ms throttled.
+        let (spent, wait) = burn(2000, 64);
+        assert_eq!(
+            (ms(spent), ms(wait)),
+            ("3.1 ms".to_string(), "96.9 ms".to_string())
+        );
+        // L=0.5, N=2: 25 ms, then 75 ms.
+        assert_eq!(burn(500, 2), (25.0, 75.0));
+        // L=2.5, N=3: ≈83 ms, then ≈17 ms.
+        let (spent, _) = burn(2500, 3);
+        assert_eq!(ms(spent), "83.3 ms");
+        assert_eq!(go125_gomaxprocs(250, Some(8)), 2);
+        assert_eq!(go125_gomaxprocs(2500, Some(8)), 3);
+        assert_eq!(go125_gomaxprocs(8500, Some(4)), 4);
+        assert_eq!(ceil_cpus(250), 1);
+        assert_eq!(ceil_cpus(2001), 3);
+        assert_eq!(describe_cpus(250), "0.25 CPU");
+        assert_eq!(describe_cpus(2000), "2 CPUs");
+        assert_eq!(quota_ms(250), 25.0);
+    }
+}

@@ -1,0 +1,214 @@
+//! Source text: the bytes of one input turned into checked UTF-8 with a line index.
+//!
+//! Everything inside the linter works on byte offsets into this text; this module is the one
+//! place that turns an offset into the 1-based line and column users see. Columns count Unicode
+//! scalar values (the JSON contract), so a line with `é` does not shift later columns.
+//! It also refuses inputs that are not text (too large, binary, invalid UTF-8) with a message
+//! that names the exact byte, so that the caller can report it as a finding instead of aborting.
+
+use std::path::PathBuf;
+
+/// Largest input we read. `helm template` of the biggest real charts is a few MB; anything far
+/// above that is a generated dump or not a manifest, and parsing it would only cost memory.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where an input came from, as the user named it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Origin {
+    /// A file, with the path as given on the command line or found by the walk.
+    File(PathBuf),
+    /// Standard input, with the name given by `--stdin-filename` (or `-`).
+    Stdin(String),
+}
+
+impl Origin {
+    /// The name printed in every output format.
+    pub fn display_name(&self) -> String {
+        match self {
+            Origin::File(p) => {
+                let s = p.to_string_lossy();
+                s.strip_prefix("./").unwrap_or(&s).to_string()
+            }
+            Origin::Stdin(name) => name.clone(),
+        }
+    }
+}
+
+/// A decoded input.
+#[derive(Debug)]
+pub struct Source {
+    pub origin: Origin,
+    pub name: String,
+    pub text: String,
+    /// Byte offset where the text proper starts (3 when a UTF-8 byte order mark was skipped).
+    pub bom_len: usize,
+    line_starts: Vec<usize>,
+}
+
+/// Why a byte string could not be treated as YAML text. Each carries the byte offset it found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    TooLarge { bytes: u64 },
+    Binary { offset: usize },
+    InvalidUtf8 { offset: usize },
+}
+
+impl DecodeError {
+    pub fn offset(&self) -> usize {
+        match self {
+            DecodeError::TooLarge { .. } => 0,
+            DecodeError::Binary { offset } | DecodeError::InvalidUtf8 { offset } => *offset,
+        }
+    }
+
+    pub fn message(&self) -> String {
+        match self {
+            DecodeError::TooLarge { bytes } => format!(
+                "file is {} bytes, above the {} MiB limit; not linted (split it, or lint the documents you need)",
+                bytes,
+                MAX_FILE_BYTES / (1024 * 1024)
+            ),
+            DecodeError::Binary { offset } => {
+                format!("binary file: NUL byte at byte offset {offset}; not linted")
+            }
+            DecodeError::InvalidUtf8 { offset } => {
+                format!("invalid UTF-8 at byte offset {offset}; YAML must be UTF-8 text")
+            }
+        }
+    }
+}
+
+impl Source {
+    /// Decode bytes. A UTF-8 BOM is kept in `text` (so fixes write it back) but skipped by the
+    /// parser through `bom_len`.
+    pub fn decode(origin: Origin, bytes: Vec<u8>) -> Result<Source, (Origin, DecodeError)> {
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            return Err((
+                origin,
+                DecodeError::TooLarge {
+                    bytes: bytes.len() as u64,
+                },
+            ));
+        }
+        if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+            return Err((origin, DecodeError::Binary { offset }));
+        }
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let offset = e.utf8_error().valid_up_to();
+                return Err((origin, DecodeError::InvalidUtf8 { offset }));
+            }
+        };
+        Ok(Source::from_text(origin, text))
+    }
+
+    pub fn from_text(origin: Origin, text: String) -> Source {
+        let bom_len = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut line_starts = Vec::with_capacity(text.len() / 24 + 1);
+        line_starts.push(0);
+        for (i, b) in text.bytes().enumerate() {
+            if b == b'\n' {
+                line_starts.push(i + 1);
+            }
+        }
+        let name = origin.display_name();
+        Source {
+            origin,
+            name,
+            text,
+            bom_len,
+            line_starts,
+        }
+    }
+
+    /// The text the YAML parser sees (without a BOM).
+    pub fn yaml_text(&self) -> &str {
+        &self.text[self.bom_len..]
+    }
+
+    /// 0-based line index of a byte offset.
+    pub fn line_index(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// 1-based line and column (columns count Unicode scalar values) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let line = self.line_index(offset);
+        let start = self.line_starts[line];
+        let col = self.text.get(start..offset).map_or_else(
+            || offset - start,
+            |s| s.chars().filter(|&c| c != '\u{feff}').count(),
+        );
+        (line + 1, col + 1)
+    }
+
+    /// Byte range of a 0-based line, without its line break (`\n` or `\r\n`).
+    pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        let start = self
+            .line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len());
+        let mut end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&n| n - 1);
+        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end.max(start)
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// Whether the text uses CRLF line breaks (decided by the first line break).
+    pub fn uses_crlf(&self) -> bool {
+        self.text
+            .find('\n')
+            .is_some_and(|i| i > 0 && self.text.as_bytes()[i - 1] == b'\r')
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(t: &str) -> Source {
+        Source::from_text(Origin::Stdin("-".into()), t.to_string())
+    }
+
+    #[test]
+    fn line_col_counts_chars() {
+        let s = src("a: 1\nb: é x\r\nc: 3");
+        assert_eq!(s.line_col(0), (1, 1));
+        assert_eq!(s.line_col(5), (2, 1));
+        let x = s.text.find('x').unwrap();
+        assert_eq!(s.line_col(x), (2, 6));
+        assert_eq!(s.line_range(1), 5..12);
+        assert!(!s.uses_crlf());
+    }
+
+    #[test]
+    fn decode_rejects_binary_and_bad_utf8() {
+        let o = || Origin::Stdin("-".into());
+        assert_eq!(
+            Source::decode(o(), b"a: 1\n\0".to_vec()).unwrap_err().1,
+            DecodeError::Binary { offset: 5 }
+        );
+        assert_eq!(
+            Source::decode(o(), b"a: \xff".to_vec()).unwrap_err().1,
+            DecodeError::InvalidUtf8 { offset: 3 }
+        );
+        let s = Source::decode(o(), "\u{feff}a: 1".as_bytes().to_vec()).unwrap();
+        assert_eq!(s.bom_len, 3);
+        assert_eq!(s.yaml_text(), "a: 1");
+        assert_eq!(s.line_col(3), (1, 1));
+    }
+}

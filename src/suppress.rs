@@ -1,0 +1,148 @@
+//! Suppressions, in the style of hadolint and ShellCheck inline ignores:
+//! `# golint-k8s: ignore=GK101,cpu-limit-throttling -- reason` at the end of the line a finding
+//! points at, or alone on the line(s) before it; `# golint-k8s: ignore-document=GK203` for a whole
+//! document; and the annotations `golint-k8s.io/ignore` / `golint-k8s.io/ignore.<container>`, which
+//! survive Helm and Kustomize (they drop comments).
+//!
+//! Every code a suppression names is tracked, so that one that silences nothing is reported
+//! (GK901) and one that names no rule is reported (GK902).
+
+use std::ops::Range;
+
+use crate::rules::registry;
+use crate::source::Source;
+use crate::yaml::Yaml;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Findings whose first line is this 0-based line.
+    Line(usize),
+    /// Every finding in this document.
+    Document(usize),
+    /// Findings in one object (by document and object root), optionally one container.
+    Object {
+        doc: usize,
+        object: u32,
+        container: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Code {
+    /// The rule code, or None when the name is unknown (GK902).
+    pub code: Option<&'static str>,
+    pub written: String,
+    pub used: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Suppression {
+    pub scope: Scope,
+    pub codes: Vec<Code>,
+    /// Where it is written (the comment, or the annotation value).
+    pub span: Range<usize>,
+    pub doc: usize,
+}
+
+impl Suppression {
+    /// Whether it silences `code` at `line` in `doc`; marks the code used.
+    pub fn matches(
+        &mut self,
+        code: &str,
+        doc: usize,
+        line: usize,
+        object: Option<(u32, Option<&str>)>,
+    ) -> bool {
+        let applies = match &self.scope {
+            Scope::Line(l) => *l == line && self.doc == doc,
+            Scope::Document(d) => *d == doc,
+            Scope::Object {
+                doc: d,
+                object: o,
+                container,
+            } => {
+                *d == doc
+                    && object.is_some_and(|(obj, c)| {
+                        obj == *o && container.as_deref().is_none_or(|want| Some(want) == c)
+                    })
+            }
+        };
+        if !applies {
+            return false;
+        }
+        let mut hit = false;
+        for c in &mut self.codes {
+            if c.code == Some(code) {
+                c.used = true;
+                hit = true;
+            }
+        }
+        hit
+    }
+}
+
+pub fn parse_codes(list: &str) -> Vec<Code> {
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| Code {
+            code: registry::find(s).map(|r| r.code),
+            written: s.to_string(),
+            used: false,
+        })
+        .collect()
+}
+
+/// Suppressions written as comments.
+pub fn from_comments(src: &Source, y: &Yaml) -> Vec<Suppression> {
+    let mut out = Vec::new();
+    for c in &y.comments {
+        let text = &src.text[c.span.clone()];
+        let Some(body) = text
+            .trim_start_matches('#')
+            .trim()
+            .strip_prefix("golint-k8s:")
+        else {
+            continue;
+        };
+        let body = body.trim();
+        // The reason after ` -- ` is for humans.
+        let body = body.split(" --").next().unwrap_or(body).trim();
+        let (document, list) = if let Some(l) = body.strip_prefix("ignore-document=") {
+            (true, l)
+        } else if let Some(l) = body.strip_prefix("ignore=") {
+            (false, l)
+        } else {
+            continue;
+        };
+        let list = list.split_whitespace().next().unwrap_or("");
+        let line = src.line_index(c.span.start);
+        let scope = if document {
+            Scope::Document(c.doc)
+        } else if c.own_line {
+            Scope::Line(next_content_line(src, line))
+        } else {
+            Scope::Line(line)
+        };
+        out.push(Suppression {
+            scope,
+            codes: parse_codes(list),
+            span: c.span.clone(),
+            doc: c.doc,
+        });
+    }
+    out
+}
+
+/// The first line after `line` that is neither blank nor only a comment.
+fn next_content_line(src: &Source, line: usize) -> usize {
+    let mut l = line + 1;
+    while l < src.line_count() {
+        let t = src.text[src.line_range(l)].trim();
+        if !t.is_empty() && !t.starts_with('#') {
+            return l;
+        }
+        l += 1;
+    }
+    line + 1
+}

@@ -1,0 +1,118 @@
+//! Turning command-line paths into inputs: files as named, directories walked in parallel
+//! (honouring `.gitignore`, keeping `*.yaml`, `*.yml`, `*.json`), and `-` for standard input.
+//!
+//! A directory that is a raw Helm chart has templates (`{{ … }}`) that are not YAML; instead of
+//! hundreds of parse errors the walk skips them and says once how to render the chart.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::{WalkBuilder, WalkState};
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Input {
+    /// A file, and whether the walk found it (so config `exclude` applies) or the user named it.
+    File {
+        path: PathBuf,
+        walked: bool,
+    },
+    Stdin,
+}
+
+#[derive(Debug, Default)]
+pub struct Walked {
+    pub inputs: Vec<Input>,
+    /// Paths that could not be read or walked: an error each, exit code 2.
+    pub errors: Vec<(String, String)>,
+    /// Helm chart directories whose templates were skipped.
+    pub charts: Vec<PathBuf>,
+}
+
+fn is_manifest_name(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("yaml" | "yml" | "json")
+    ) && p.file_name().and_then(|n| n.to_str()) != Some(crate::config::FILE_NAME)
+}
+
+pub fn collect(paths: &[String]) -> Walked {
+    let mut w = Walked::default();
+    for p in paths {
+        if p == "-" {
+            w.inputs.push(Input::Stdin);
+            continue;
+        }
+        let path = PathBuf::from(p);
+        match std::fs::metadata(&path) {
+            Err(e) => w.errors.push((p.clone(), describe_io(&e))),
+            Ok(m) if m.is_dir() => walk_dir(&path, &mut w),
+            Ok(_) => w.inputs.push(Input::File {
+                path,
+                walked: false,
+            }),
+        }
+    }
+    w
+}
+
+fn walk_dir(root: &Path, w: &mut Walked) {
+    let found = Mutex::new(Vec::new());
+    let errors = Mutex::new(Vec::new());
+    let charts = Mutex::new(Vec::new());
+    WalkBuilder::new(root)
+        .require_git(false)
+        .follow_links(false)
+        .threads(2)
+        .build_parallel()
+        .run(|| {
+            Box::new(|entry| {
+                match entry {
+                    Ok(e) => {
+                        let is_file = e.file_type().is_some_and(|t| t.is_file());
+                        if is_file && e.file_name() == "Chart.yaml" {
+                            if let Some(dir) = e.path().parent() {
+                                charts.lock().unwrap().push(dir.to_path_buf());
+                            }
+                        }
+                        if is_file && is_manifest_name(e.path()) {
+                            found.lock().unwrap().push(e.into_path());
+                        }
+                    }
+                    Err(err) => {
+                        let path = match &err {
+                            ignore::Error::WithPath { path, .. } => path.display().to_string(),
+                            _ => root.display().to_string(),
+                        };
+                        errors.lock().unwrap().push((path, err.to_string()));
+                    }
+                }
+                WalkState::Continue
+            })
+        });
+    let charts = charts.into_inner().unwrap();
+    let mut files = found.into_inner().unwrap();
+    // Chart templates are Go templates, not YAML; Chart.yaml and values files are not manifests.
+    files.retain(|f| {
+        !charts.iter().any(|c| {
+            f.starts_with(c.join("templates"))
+                || f.starts_with(c.join("charts"))
+                || f.parent() == Some(c.as_path())
+        })
+    });
+    files.sort();
+    w.inputs.extend(
+        files
+            .into_iter()
+            .map(|path| Input::File { path, walked: true }),
+    );
+    w.errors.extend(errors.into_inner().unwrap());
+    w.charts.extend(charts);
+}
+
+pub fn describe_io(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}

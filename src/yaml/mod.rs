@@ -1,0 +1,638 @@
+//! YAML as a span tree: every key, value and collection keeps the byte range it came from.
+//!
+//! Rules need two things a value-only YAML library cannot give: exact positions (to point at the
+//! `memory: 512Mi` the user wrote, and to edit it in place), and the *source form* of each scalar
+//! (`off` unquoted is a boolean for kubectl, `"off"` is a string). So we build our own arena tree
+//! from the parser's events and keep it lossless enough for diagnostics and fixes.
+//!
+//! Anchors and aliases stay references (an alias node points at its anchored node); lookups follow
+//! them under a hop budget, and merge keys (`<<`) are applied at lookup time. Nothing is ever
+//! copied, so an alias bomb costs no more than its text.
+//!
+//! The parser is behind this one module (see [`parse`]) so that it can be swapped.
+
+pub mod scalar;
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use granit_parser::{Event, Options, Parser, ScalarStyle, StructureStyle};
+
+pub use scalar::{resolve_plain, Yaml11};
+
+pub type NodeId = u32;
+
+/// How deep block and flow collections may nest. Kubernetes objects (CRD schemas included) stay far
+/// below this; anything deeper is hostile input and becomes a syntax error instead of a stack risk.
+const NESTING_LIMIT: usize = 200;
+/// How many alias or merge hops one lookup may follow before giving up.
+const HOP_BUDGET: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+#[derive(Debug)]
+pub enum NodeKind<'a> {
+    Scalar {
+        value: Cow<'a, str>,
+        style: Style,
+        /// An explicit tag such as `!!str`; it overrides YAML 1.1 resolution.
+        tag: Option<String>,
+    },
+    Mapping {
+        entries: Vec<(NodeId, NodeId)>,
+        flow: bool,
+    },
+    Sequence {
+        items: Vec<NodeId>,
+        flow: bool,
+    },
+    /// A reference to an anchored node (None: the anchor was not defined).
+    Alias {
+        target: Option<NodeId>,
+    },
+}
+
+#[derive(Debug)]
+pub struct Node<'a> {
+    pub kind: NodeKind<'a>,
+    /// Byte range in the source text (including quotes; block collections start at their first key).
+    pub span: Range<usize>,
+    /// Whether an anchor (`&name`) is defined on this node.
+    pub anchored: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct SyntaxError {
+    pub offset: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Comment {
+    /// Byte range of the whole comment, from `#` to the end of the line.
+    pub span: Range<usize>,
+    /// Whether only white space precedes the comment on its line.
+    pub own_line: bool,
+    pub doc: usize,
+}
+
+#[derive(Debug)]
+pub struct Document {
+    pub root: Option<NodeId>,
+    pub span: Range<usize>,
+    /// A syntax error inside this document; its tree is then incomplete and not linted.
+    pub error: Option<SyntaxError>,
+}
+
+/// A duplicate key: the first key node and the repeated one.
+#[derive(Debug, Clone, Copy)]
+pub struct DuplicateKey {
+    pub first: NodeId,
+    pub second: NodeId,
+    pub doc: usize,
+}
+
+#[derive(Debug, Default)]
+pub struct Yaml<'a> {
+    pub nodes: Vec<Node<'a>>,
+    pub docs: Vec<Document>,
+    pub comments: Vec<Comment>,
+    pub duplicates: Vec<DuplicateKey>,
+    /// An error outside any document (e.g. before the first document started).
+    pub stream_error: Option<SyntaxError>,
+}
+
+fn style_of(s: ScalarStyle) -> Style {
+    match s {
+        ScalarStyle::Plain => Style::Plain,
+        ScalarStyle::SingleQuoted => Style::SingleQuoted,
+        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+        ScalarStyle::Literal => Style::Literal,
+        _ => Style::Folded,
+    }
+}
+
+/// An open collection while building.
+struct Open {
+    node: NodeId,
+    /// For mappings: a key waiting for its value.
+    pending_key: Option<NodeId>,
+}
+
+/// Parse all documents of `text`. `base` is added to every offset (the BOM length), so spans index
+/// the original source text.
+pub fn parse(text: &str, base: usize) -> Yaml<'_> {
+    let mut opts = Options::default();
+    opts.block_nesting_limit = NESTING_LIMIT;
+    opts.flow_nesting_limit = NESTING_LIMIT;
+    opts.emit_comments = true;
+    // Long license headers and commented-out blocks are common; the default buffer (96) would turn
+    // them into errors.
+    opts.max_buffered_comment_events = usize::MAX / 2;
+    let mut parser = Parser::new_from_str_with_options(text, opts);
+    let mut b = Builder {
+        y: Yaml::default(),
+        stack: Vec::new(),
+        anchors: Vec::new(),
+        base,
+        text,
+        doc_start: None,
+    };
+    loop {
+        match parser.next_event() {
+            None => break,
+            Some(Ok((ev, span))) => {
+                let r = span.byte_range().unwrap_or(0..0);
+                let r = r.start + base..r.end + base;
+                if b.event(ev, r) {
+                    break;
+                }
+            }
+            Some(Err(e)) => {
+                let offset = e.marker().byte_offset().unwrap_or(0) + base;
+                let err = SyntaxError {
+                    offset,
+                    message: clean_message(&e.info()),
+                };
+                b.fail(err);
+                match parser.proceed_next_document() {
+                    Ok(true) => continue,
+                    _ => break,
+                }
+            }
+        }
+    }
+    b.y
+}
+
+fn clean_message(info: &str) -> String {
+    let mut m = info.trim().trim_end_matches('.').to_string();
+    if let Some(first) = m.get(0..1) {
+        let lower = first.to_lowercase();
+        m.replace_range(0..1, &lower);
+    }
+    m
+}
+
+struct Builder<'a, 't> {
+    y: Yaml<'a>,
+    stack: Vec<Open>,
+    /// Anchor id (from the parser) to node; anchors are scoped to their document.
+    anchors: Vec<(usize, NodeId)>,
+    base: usize,
+    text: &'t str,
+    doc_start: Option<usize>,
+}
+
+impl<'a> Builder<'a, '_> {
+    fn push(&mut self, kind: NodeKind<'a>, span: Range<usize>, anchor: usize) -> NodeId {
+        let id = self.y.nodes.len() as NodeId;
+        self.y.nodes.push(Node {
+            kind,
+            span,
+            anchored: anchor != 0,
+        });
+        if anchor != 0 {
+            self.anchors.push((anchor, id));
+        }
+        id
+    }
+
+    /// Attach a finished node to its parent (or make it the document root).
+    fn attach(&mut self, id: NodeId) {
+        match self.stack.last_mut() {
+            None => {
+                if let Some(doc) = self.y.docs.last_mut() {
+                    doc.root = Some(id);
+                }
+            }
+            Some(open) => {
+                let parent = open.node as usize;
+                match &mut self.y.nodes[parent].kind {
+                    NodeKind::Mapping { entries, .. } => match open.pending_key.take() {
+                        None => open.pending_key = Some(id),
+                        Some(k) => entries.push((k, id)),
+                    },
+                    NodeKind::Sequence { items, .. } => items.push(id),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Returns true when the stream ended.
+    fn event(&mut self, ev: Event<'a>, r: Range<usize>) -> bool {
+        match ev {
+            Event::StreamStart => {}
+            Event::StreamEnd => return true,
+            Event::DocumentStart(..) => {
+                self.anchors.clear();
+                self.stack.clear();
+                self.doc_start = Some(r.start);
+                self.y.docs.push(Document {
+                    root: None,
+                    span: r.start..r.end,
+                    error: None,
+                });
+            }
+            Event::DocumentEnd => {
+                if let Some(doc) = self.y.docs.last_mut() {
+                    doc.span.end = r.end.max(doc.span.end);
+                }
+                self.doc_start = None;
+            }
+            Event::Comment(_, _) => {
+                let line_start = self.text[..r.start - self.base]
+                    .rfind('\n')
+                    .map_or(0, |i| i + 1);
+                let own_line = self.text[line_start..r.start - self.base]
+                    .chars()
+                    .all(|c| c == ' ' || c == '\t' || c == '\u{feff}');
+                let doc = self.y.docs.len().saturating_sub(1);
+                self.y.comments.push(Comment {
+                    span: r,
+                    own_line,
+                    doc,
+                });
+            }
+            Event::Scalar(value, style, anchor, tag) => {
+                let tag = tag.map(|t| {
+                    let (h, s) = t.parts();
+                    format!("{h}{s}")
+                });
+                let id = self.push(
+                    NodeKind::Scalar {
+                        value,
+                        style: style_of(style),
+                        tag,
+                    },
+                    r,
+                    anchor,
+                );
+                self.attach(id);
+            }
+            Event::Alias(anchor) => {
+                let target = self
+                    .anchors
+                    .iter()
+                    .rev()
+                    .find(|(a, _)| *a == anchor)
+                    .map(|(_, n)| *n);
+                let id = self.push(NodeKind::Alias { target }, r, 0);
+                self.attach(id);
+            }
+            Event::UnresolvedAlias(_) => {
+                let id = self.push(NodeKind::Alias { target: None }, r, 0);
+                self.attach(id);
+            }
+            Event::Anchor(..) => {}
+            Event::MappingStart(style, anchor, _) => {
+                let flow = style == StructureStyle::Flow;
+                let id = self.push(
+                    NodeKind::Mapping {
+                        entries: Vec::new(),
+                        flow,
+                    },
+                    r,
+                    anchor,
+                );
+                self.stack.push(Open {
+                    node: id,
+                    pending_key: None,
+                });
+            }
+            Event::SequenceStart(style, anchor, _) => {
+                let flow = style == StructureStyle::Flow;
+                let id = self.push(
+                    NodeKind::Sequence {
+                        items: Vec::new(),
+                        flow,
+                    },
+                    r,
+                    anchor,
+                );
+                self.stack.push(Open {
+                    node: id,
+                    pending_key: None,
+                });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                self.close(r);
+            }
+            // The event enum is non-exhaustive; nothing else carries data we use.
+            _ => {}
+        }
+        false
+    }
+
+    fn close(&mut self, r: Range<usize>) {
+        {
+            {
+                if let Some(open) = self.stack.pop() {
+                    let id = open.node;
+                    let node = &mut self.y.nodes[id as usize];
+                    node.span.end = r.end.max(node.span.start);
+                    if matches!(node.kind, NodeKind::Mapping { .. }) {
+                        self.check_duplicates(id);
+                    }
+                    self.attach(id);
+                }
+            }
+        }
+    }
+
+    fn check_duplicates(&mut self, map: NodeId) {
+        let NodeKind::Mapping { entries, .. } = &self.y.nodes[map as usize].kind else {
+            return;
+        };
+        let doc = self.y.docs.len().saturating_sub(1);
+        let keys: Vec<(NodeId, &str)> = entries
+            .iter()
+            .filter_map(|(k, _)| match &self.y.nodes[*k as usize].kind {
+                NodeKind::Scalar { value, .. } if value != "<<" => Some((*k, value.as_ref())),
+                _ => None,
+            })
+            .collect();
+        let mut found = Vec::new();
+        if keys.len() <= 16 {
+            for (i, (k, v)) in keys.iter().enumerate() {
+                if let Some((first, _)) = keys[..i].iter().find(|(_, w)| w == v) {
+                    found.push(DuplicateKey {
+                        first: *first,
+                        second: *k,
+                        doc,
+                    });
+                }
+            }
+        } else {
+            let mut seen: std::collections::HashMap<&str, NodeId> =
+                std::collections::HashMap::with_capacity(keys.len());
+            for (k, v) in &keys {
+                match seen.get(v) {
+                    Some(first) => found.push(DuplicateKey {
+                        first: *first,
+                        second: *k,
+                        doc,
+                    }),
+                    None => {
+                        seen.insert(v, *k);
+                    }
+                }
+            }
+        }
+        self.y.duplicates.extend(found);
+    }
+
+    fn fail(&mut self, err: SyntaxError) {
+        self.stack.clear();
+        match self.y.docs.last_mut() {
+            Some(doc) if self.doc_start.is_some() || doc.error.is_none() && doc.root.is_none() => {
+                doc.error = Some(err);
+                doc.root = None;
+                doc.span.end = doc.span.end.max(self.text.len() + self.base);
+            }
+            _ => {
+                // The error precedes any document (e.g. a bad directive): it still names a place.
+                self.y.docs.push(Document {
+                    root: None,
+                    span: err.offset..err.offset,
+                    error: Some(err),
+                });
+            }
+        }
+        self.doc_start = None;
+    }
+}
+
+impl<'a> Yaml<'a> {
+    pub fn node(&self, id: NodeId) -> &Node<'a> {
+        &self.nodes[id as usize]
+    }
+
+    pub fn span(&self, id: NodeId) -> Range<usize> {
+        self.nodes[id as usize].span.clone()
+    }
+
+    /// Follow aliases to the node they name.
+    pub fn resolve(&self, mut id: NodeId) -> Option<NodeId> {
+        for _ in 0..HOP_BUDGET {
+            match self.nodes[id as usize].kind {
+                NodeKind::Alias { target } => id = target?,
+                _ => return Some(id),
+            }
+        }
+        None
+    }
+
+    /// Whether this node is (or goes through) an alias: its content is shared with another place.
+    pub fn is_alias(&self, id: NodeId) -> bool {
+        matches!(self.nodes[id as usize].kind, NodeKind::Alias { .. })
+    }
+
+    /// The scalar text of a node (after alias resolution).
+    pub fn str(&self, id: NodeId) -> Option<&str> {
+        match &self.nodes[self.resolve(id)? as usize].kind {
+            NodeKind::Scalar { value, .. } => Some(value.as_ref()),
+            _ => None,
+        }
+    }
+
+    pub fn scalar(&self, id: NodeId) -> Option<(&str, Style, Option<&str>)> {
+        match &self.nodes[self.resolve(id)? as usize].kind {
+            NodeKind::Scalar { value, style, tag } => {
+                Some((value.as_ref(), *style, tag.as_deref()))
+            }
+            _ => None,
+        }
+    }
+
+    /// How kubectl sees a scalar: YAML 1.1 resolution for plain untagged scalars, strings otherwise.
+    pub fn resolved(&self, id: NodeId) -> Option<Yaml11> {
+        let (value, style, tag) = self.scalar(id)?;
+        Some(match (style, tag) {
+            (Style::Plain, None) => resolve_plain(value),
+            (_, Some(t)) if t.ends_with(":int") || t.ends_with(":float") => resolve_plain(value),
+            _ => Yaml11::Str,
+        })
+    }
+
+    pub fn is_mapping(&self, id: NodeId) -> bool {
+        self.resolve(id)
+            .is_some_and(|r| matches!(self.nodes[r as usize].kind, NodeKind::Mapping { .. }))
+    }
+
+    /// Entries of a mapping with merge keys applied: explicit entries first, then merged entries
+    /// whose key is not already present (YAML merge semantics: explicit keys win).
+    pub fn entries(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
+        let mut out = Vec::new();
+        let mut budget = HOP_BUDGET;
+        self.collect_entries(map, &mut out, &mut budget);
+        out
+    }
+
+    fn collect_entries(&self, map: NodeId, out: &mut Vec<(NodeId, NodeId)>, budget: &mut usize) {
+        let Some(map) = self.resolve(map) else { return };
+        let NodeKind::Mapping { entries, .. } = &self.nodes[map as usize].kind else {
+            return;
+        };
+        let mut merges = Vec::new();
+        for &(k, v) in entries {
+            if self.is_merge_key(k) {
+                merges.push(v);
+                continue;
+            }
+            let key = self.str(k);
+            if key.is_some() && out.iter().any(|(ok, _)| self.str(*ok) == key) {
+                continue;
+            }
+            out.push((k, v));
+        }
+        for m in merges {
+            if *budget == 0 {
+                return;
+            }
+            *budget -= 1;
+            let Some(r) = self.resolve(m) else { continue };
+            match &self.nodes[r as usize].kind {
+                NodeKind::Sequence { items, .. } => {
+                    for &i in items {
+                        self.collect_entries(i, out, budget);
+                    }
+                }
+                _ => self.collect_entries(r, out, budget),
+            }
+        }
+    }
+
+    fn is_merge_key(&self, k: NodeId) -> bool {
+        matches!(&self.nodes[k as usize].kind,
+            NodeKind::Scalar { value, style: Style::Plain, .. } if value == "<<")
+    }
+
+    /// The entry for `key`: (key node, value node). Explicit keys first, then merged ones.
+    pub fn get_entry(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        let r = self.resolve(map)?;
+        let NodeKind::Mapping { entries, .. } = &self.nodes[r as usize].kind else {
+            return None;
+        };
+        // Fast path: most mappings have no merge keys.
+        let mut has_merge = false;
+        for &(k, v) in entries {
+            match &self.nodes[k as usize].kind {
+                NodeKind::Scalar { value, .. } if value == key => return Some((k, v)),
+                NodeKind::Scalar {
+                    value,
+                    style: Style::Plain,
+                    ..
+                } if value == "<<" => has_merge = true,
+                _ => {}
+            }
+        }
+        if !has_merge {
+            return None;
+        }
+        self.entries(r)
+            .into_iter()
+            .find(|(k, _)| self.str(*k) == Some(key))
+    }
+
+    pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
+        self.get_entry(map, key).map(|(_, v)| v)
+    }
+
+    /// Follow a dotted path of mapping keys.
+    pub fn path(&self, mut node: NodeId, path: &[&str]) -> Option<NodeId> {
+        for k in path {
+            node = self.get(node, k)?;
+        }
+        Some(node)
+    }
+
+    pub fn get_str(&self, map: NodeId, key: &str) -> Option<&str> {
+        self.get(map, key).and_then(|v| self.str(v))
+    }
+
+    /// Items of a sequence (after alias resolution); empty for anything else.
+    pub fn items(&self, seq: NodeId) -> &[NodeId] {
+        match self.resolve(seq).map(|r| &self.nodes[r as usize].kind) {
+            Some(NodeKind::Sequence { items, .. }) => items,
+            _ => &[],
+        }
+    }
+
+    /// Whether the node is a null (empty value, `~`, `null`).
+    pub fn is_null(&self, id: NodeId) -> bool {
+        matches!(self.resolved(id), Some(Yaml11::Null))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_point_at_scalars() {
+        let text = "a:\n  b: 512Mi\n  c: \"x\"\n";
+        let y = parse(text, 0);
+        let root = y.docs[0].root.unwrap();
+        let b = y.path(root, &["a", "b"]).unwrap();
+        assert_eq!(&text[y.span(b)], "512Mi");
+        let c = y.path(root, &["a", "c"]).unwrap();
+        assert_eq!(&text[y.span(c)], "\"x\"");
+        assert_eq!(y.str(c), Some("x"));
+    }
+
+    #[test]
+    fn aliases_and_merge_keys() {
+        let text = "base: &b {cpu: 1, memory: 1Gi}\nx:\n  <<: *b\n  cpu: 2\ny: *b\n";
+        let y = parse(text, 0);
+        let root = y.docs[0].root.unwrap();
+        let x = y.get(root, "x").unwrap();
+        assert_eq!(y.get_str(x, "cpu"), Some("2"));
+        assert_eq!(y.get_str(x, "memory"), Some("1Gi"));
+        let yy = y.get(root, "y").unwrap();
+        assert!(y.is_alias(yy));
+        assert_eq!(y.get_str(yy, "memory"), Some("1Gi"));
+        assert!(y.duplicates.is_empty());
+    }
+
+    #[test]
+    fn duplicate_keys_and_errors_per_document() {
+        let text = "a: 1\na: 2\n---\nb: [1\n---\nc: 3\n";
+        let y = parse(text, 0);
+        assert_eq!(y.duplicates.len(), 1);
+        assert_eq!(&text[y.span(y.duplicates[0].second)], "a");
+        assert_eq!(y.docs.len(), 3);
+        assert!(y.docs[1].error.is_some());
+        let root = y.docs[2].root.unwrap();
+        assert_eq!(y.get_str(root, "c"), Some("3"));
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let text = "[".repeat(10_000);
+        let y = parse(&text, 0);
+        assert!(y.docs.iter().any(|d| d.error.is_some()) || y.stream_error.is_some());
+    }
+
+    #[test]
+    fn alias_bomb_is_cheap() {
+        let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let prev = (b'a' + i - 1) as char;
+            let cur = (b'a' + i) as char;
+            text.push_str(&format!(
+                "{cur}: &{cur} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
+            ));
+        }
+        let y = parse(&text, 0);
+        assert!(y.nodes.len() < 200);
+    }
+}

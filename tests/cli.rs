@@ -1,0 +1,382 @@
+//! The command line as users drive it: inputs, formats, exit codes, and bad input.
+
+mod common;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn cmd() -> Command {
+    Command::cargo_bin("golint-k8s").unwrap()
+}
+
+const BAD: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.4.2
+          resources:
+            requests: {cpu: 250m, memory: 512Mi}
+            limits:
+              cpu: 250m
+              memory: 512Mi
+";
+
+const GOOD: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.4.2
+          env:
+            - name: GOMEMLIMIT
+              value: \"460MiB\"
+          resources:
+            requests: {cpu: 250m, memory: 512Mi}
+            limits:
+              memory: 512Mi
+";
+
+#[test]
+fn stdin_with_json_output_and_exit_code_1() {
+    let out = cmd()
+        .args([
+            "lint",
+            "-",
+            "--format",
+            "json",
+            "--stdin-filename",
+            "deploy/api.yaml",
+        ])
+        .write_stdin(BAD)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["version"], 1);
+    assert_eq!(v["tool"]["name"], "golint-k8s");
+    let f = &v["findings"];
+    let gk101 = f
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "GK101")
+        .unwrap();
+    assert_eq!(gk101["file"], "deploy/api.yaml");
+    assert_eq!(
+        (gk101["line"].as_u64(), gk101["column"].as_u64()),
+        (Some(15), Some(23))
+    );
+    assert_eq!(
+        (gk101["end_line"].as_u64(), gk101["end_column"].as_u64()),
+        (Some(15), Some(28))
+    );
+    assert_eq!(gk101["object"]["kind"], "Deployment");
+    assert_eq!(gk101["object"]["name"], "api");
+    assert_eq!(gk101["container"], "api");
+    assert_eq!(gk101["rule"], "memory-limit-without-gomemlimit");
+    assert!(gk101["message"].as_str().unwrap().contains("512Mi"));
+    assert!(
+        gk101["notes"][0].as_str().unwrap().contains("judged Go"),
+        "{gk101}"
+    );
+    let gk201 = f
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["code"] == "GK201")
+        .unwrap();
+    assert!(
+        gk201["message"]
+            .as_str()
+            .unwrap()
+            .contains("25 ms per 100 ms period"),
+        "{gk201}"
+    );
+    assert_eq!(v["summary"]["files"], 1);
+    assert_eq!(v["summary"]["containers"], 1);
+}
+
+#[test]
+fn clean_input_exits_0() {
+    cmd().args(["lint", "-"]).write_stdin(GOOD).assert().code(0);
+}
+
+#[test]
+fn fail_on_and_select_and_ignore() {
+    cmd()
+        .args(["lint", "-", "--fail-on", "error"])
+        .write_stdin(BAD)
+        .assert()
+        .code(0);
+    let out = cmd()
+        .args([
+            "lint",
+            "-",
+            "--format",
+            "concise",
+            "--select",
+            "GK2",
+            "--ignore",
+            "cpu-limit-throttling",
+        ])
+        .write_stdin(BAD)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("GK201 cpu-limit-without-gomaxprocs"), "{s}");
+    assert!(!s.contains("GK101") && !s.contains("GK203"), "{s}");
+    assert!(s.starts_with("-:14:20: warning GK201"), "{s}");
+    cmd()
+        .args(["lint", "-", "--select", "GK999"])
+        .write_stdin(BAD)
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn go_version_flag_silences_gk201() {
+    let out = cmd()
+        .args(["lint", "-", "--format", "concise", "--go-version", "1.25"])
+        .write_stdin(BAD)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(!s.contains("GK201"), "{s}");
+}
+
+#[test]
+fn node_cpus_give_the_numbers() {
+    let out = cmd()
+        .args([
+            "lint",
+            "-",
+            "--format",
+            "concise",
+            "--node-cpus",
+            "8",
+            "--select",
+            "GK201",
+        ])
+        .write_stdin(BAD.replace("250m", "2"))
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("with GOMAXPROCS = 8 (node CPUs) it can be spent in 25 ms and every goroutine then waits 75 ms"), "{s}");
+}
+
+#[test]
+fn bad_files_are_findings_and_others_still_lint() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a-bad.yaml"), "a: [1\nb: {\n").unwrap();
+    std::fs::write(dir.path().join("b-binary.yaml"), b"\x00\x01\x02kind: Pod").unwrap();
+    std::fs::write(
+        dir.path().join("c-latin1.yaml"),
+        b"kind: Pod\nname: caf\xe9\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("d-deploy.yaml"), BAD).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "not yaml").unwrap();
+    let out = cmd()
+        .args(["lint", "--format", "json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    let by = |file: &str| {
+        f.iter()
+            .filter(|x| x["file"].as_str().unwrap().ends_with(file))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(by("a-bad.yaml")[0]["code"], "GK000");
+    assert!(by("b-binary.yaml")[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("binary file: NUL byte at byte offset 0"));
+    let latin = by("c-latin1.yaml");
+    assert!(
+        latin[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid UTF-8 at byte offset 19"),
+        "{latin:?}"
+    );
+    assert_eq!(latin[0]["line"], 2);
+    assert!(by("d-deploy.yaml").iter().any(|x| x["code"] == "GK101"));
+    assert_eq!(v["summary"]["files"], 4);
+}
+
+#[test]
+fn missing_path_is_exit_2_but_the_rest_is_linted() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("d.yaml"), BAD).unwrap();
+    let out = cmd()
+        .args(["lint", "--format", "concise", "no/such/file.yaml"])
+        .arg(dir.path().join("d.yaml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("no/such/file.yaml: no such file or directory"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("GK101"));
+}
+
+#[test]
+fn a_later_document_is_linted_after_a_broken_one() {
+    let text = format!("a: [1\n---\n{BAD}");
+    let out = cmd()
+        .args(["lint", "-", "--format", "json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    assert!(f.iter().any(|x| x["code"] == "GK000" && x["document"] == 0));
+    assert!(f.iter().any(|x| x["code"] == "GK101" && x["document"] == 1));
+}
+
+#[test]
+fn raw_helm_chart_gets_one_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("mychart");
+    std::fs::create_dir_all(chart.join("templates")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: mychart\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    std::fs::write(chart.join("values.yaml"), "resources: {}\n").unwrap();
+    for i in 0..5 {
+        std::fs::write(
+            chart.join("templates").join(format!("t{i}.yaml")),
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\n  labels: {{- include \"x\" . | nindent 4 }}\n",
+        )
+        .unwrap();
+    }
+    let out = cmd().arg("lint").arg(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("is a Helm chart").count(), 1, "{err}");
+    assert!(err.contains("helm template"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+#[test]
+fn config_errors_point_at_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "node-cpus: 8\ncpu-limit: forbid\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("d.yaml"), BAD).unwrap();
+    let out = cmd().arg("lint").arg(dir.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".golint-k8s.yaml:2:1: unknown key \"cpu-limit\""),
+        "{err}"
+    );
+}
+
+#[test]
+fn config_file_is_found_and_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "go-version: \"1.25\"\nrules: {GK401: off, GK203: error}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("deploy/d.yaml"), BAD).unwrap();
+    let out = cmd()
+        .args(["lint", "--format", "concise"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(!s.contains("GK201"), "{s}");
+    assert!(s.contains("error GK203"), "{s}");
+}
+
+#[test]
+fn suppressions_by_comment_and_annotation() {
+    let text = BAD
+        .replace("              memory: 512Mi\n", "              memory: 512Mi # golint-k8s: ignore=GK101 -- automemlimit in the binary\n")
+        .replace("metadata:\n  name: api\n", "metadata:\n  name: api\n  annotations:\n    golint-k8s.io/ignore: \"GK203,GK303\"\n");
+    let out = cmd()
+        .args(["lint", "-", "--format", "concise"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(!s.contains("GK101 "), "{s}");
+    assert!(!s.contains("GK203"), "{s}");
+    assert!(
+        s.contains("info GK901 unused-suppression: suppression of GK303 matched no finding"),
+        "{s}"
+    );
+}
+
+#[test]
+fn human_output_has_snippet_and_link() {
+    let out = cmd()
+        .args(["lint", "-", "--select", "GK101"])
+        .write_stdin(BAD)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("GK101 memory-limit-without-gomemlimit"), "{s}");
+    assert!(s.contains("memory: 512Mi"), "{s}");
+    assert!(
+        s.contains("rules/GK101-memory-limit-without-gomemlimit.md"),
+        "{s}"
+    );
+    assert!(!s.contains("\u{1b}["), "no colour when not a terminal");
+}
+
+#[test]
+fn rules_and_explain() {
+    let out = cmd().arg("rules").output().unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(s.lines().count(), 24, "{s}");
+    assert!(s.contains("GK203  cpu-limit-throttling"));
+    let out = cmd()
+        .args(["explain", "cpu-limit-without-gomaxprocs"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(out.stdout)
+        .unwrap()
+        .starts_with("# GK201 cpu-limit-without-gomaxprocs"));
+    cmd().args(["explain", "GK999"]).assert().code(2);
+}
+
+#[test]
+fn closed_pipe_does_not_panic() {
+    let big = BAD.to_string() + &format!("---\n{BAD}").repeat(300);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("golint-k8s"))
+        .args(["lint", "-", "--format", "concise"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(big.as_bytes()).unwrap();
+    }
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}

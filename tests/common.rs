@@ -1,0 +1,119 @@
+//! Helpers shared by the integration tests: lint text in-process and render it like the CLI does.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use golint_k8s::config::{Config, GoVersion, Overrides};
+use golint_k8s::lint::{lint_source, FileReport, Selection, Stats};
+use golint_k8s::output::{self, Run};
+use golint_k8s::source::{Origin, Source};
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared corpus of real manifests, when this checkout has it beside it.
+pub fn corpus() -> Option<PathBuf> {
+    let p = root().join("..").join("shared").join("corpus");
+    p.is_dir().then_some(p)
+}
+
+/// Options a fixture asks for on its first line: `# fixture-args: --go-version 1.25 --node-cpus 8`.
+pub fn fixture_overrides(text: &str) -> Overrides {
+    let mut o = Overrides::default();
+    let first = text.lines().next().unwrap_or("");
+    if let Some(args) = first.trim().strip_prefix("# fixture-args:") {
+        let words: Vec<&str> = args.split_whitespace().collect();
+        let mut i = 0;
+        while i < words.len() {
+            let (flag, value) = match words[i].split_once('=') {
+                Some((f, v)) => (f, v.to_string()),
+                None => {
+                    i += 1;
+                    (
+                        words[i - 1],
+                        words.get(i).copied().unwrap_or("").to_string(),
+                    )
+                }
+            };
+            match flag {
+                "--go-version" => {
+                    o.go_version = Some(GoVersion::parse(&value).expect("fixture go version"))
+                }
+                "--node-cpus" => o.node_cpus = Some(value.parse().expect("fixture node cpus")),
+                other => panic!("unknown fixture arg {other}"),
+            }
+            i += 1;
+        }
+    }
+    o
+}
+
+/// Lint a file as the CLI would with a config next to it (`<stem>.config.yaml`) and the fixture's args.
+pub fn lint_fixture(path: &Path) -> FileReport {
+    let text = std::fs::read_to_string(path).unwrap();
+    let config_path = path.with_file_name(format!(
+        "{}.config.yaml",
+        path.file_stem().unwrap().to_string_lossy()
+    ));
+    let mut cfg = if config_path.exists() {
+        Config::load(&config_path).unwrap_or_else(|e| panic!("{e}"))
+    } else {
+        Config::default()
+    };
+    cfg.apply(&fixture_overrides(&text));
+    let name = path
+        .strip_prefix(root())
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/");
+    lint_source(
+        Source::from_text(Origin::Stdin(name), text),
+        &cfg,
+        &Selection::default(),
+    )
+}
+
+pub fn lint_text(name: &str, text: &str, cfg: &Config) -> FileReport {
+    lint_source(
+        Source::from_text(Origin::Stdin(name.to_string()), text.to_string()),
+        cfg,
+        &Selection::default(),
+    )
+}
+
+/// The human format without colour, at a fixed width, as snapshots store it.
+pub fn render_human(report: FileReport) -> String {
+    let mut stats = Stats::default();
+    stats += report.stats;
+    let reports = [report];
+    let run = Run {
+        reports: &reports,
+        stats,
+    };
+    let mut out = Vec::new();
+    output::human::write(
+        &run,
+        &output::human::Options {
+            color: false,
+            width: 100,
+        },
+        &mut out,
+    )
+    .unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Lines (1-based) marked `# expect: GKnnn` for `code`.
+pub fn expected_lines(text: &str, code: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            l.split("# expect:").skip(1).any(|rest| {
+                rest.split(|c: char| c == ',' || c.is_whitespace())
+                    .any(|c| c == code)
+            })
+        })
+        .map(|(i, _)| i + 1)
+        .collect()
+}

@@ -1,0 +1,109 @@
+//! Every rule's fixtures: `fire-*` files must report the rule exactly on the lines marked
+//! `# expect: GKnnn`, `silent-*` files must not report it at all. The human rendering of every
+//! `fire-*` file is snapshotted.
+
+mod common;
+
+use common::*;
+
+fn fixture_files() -> Vec<(String, std::path::PathBuf)> {
+    let dir = root().join("fixtures");
+    let mut out = Vec::new();
+    for rule_dir in std::fs::read_dir(&dir).unwrap() {
+        let rule_dir = rule_dir.unwrap().path();
+        let Some(code) = rule_dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .map(str::to_string)
+        else {
+            continue;
+        };
+        if !rule_dir.is_dir() || !code.starts_with("GK") {
+            continue;
+        }
+        for f in std::fs::read_dir(&rule_dir).unwrap() {
+            let f = f.unwrap().path();
+            let name = f.file_name().unwrap().to_string_lossy().to_string();
+            let is_input = (name.starts_with("fire-") || name.starts_with("silent-"))
+                && (name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json"))
+                && !name.ends_with(".config.yaml")
+                && !name.contains(".fixed.");
+            if is_input {
+                out.push((code.clone(), f));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn fixtures_fire_and_stay_silent() {
+    let files = fixture_files();
+    assert!(
+        files.len() >= 23 * 2,
+        "expected fixtures for every rule, found {}",
+        files.len()
+    );
+    let mut failures = Vec::new();
+    for (code, path) in &files {
+        let text = std::fs::read_to_string(path).unwrap();
+        let report = lint_fixture(path);
+        let mut got: Vec<usize> = report
+            .findings
+            .iter()
+            .filter(|f| f.diagnostic.code == code.as_str())
+            .map(|f| f.start.0)
+            .collect();
+        got.sort();
+        got.dedup();
+        let name = path.file_name().unwrap().to_string_lossy();
+        if name.starts_with("silent-") {
+            if !got.is_empty() {
+                failures.push(format!(
+                    "{}: {code} fired on lines {got:?} but must stay silent",
+                    path.display()
+                ));
+            }
+        } else {
+            let want = expected_lines(&text, code);
+            if want.is_empty() {
+                if got.is_empty() {
+                    failures.push(format!("{}: {code} did not fire", path.display()));
+                }
+            } else if got != want {
+                failures.push(format!(
+                    "{}: {code} fired on lines {got:?}, expected {want:?}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} fixture failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn fixture_snapshots() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(root().join("tests").join("snapshots").join("fixtures"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        for (code, path) in fixture_files() {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            if !name.starts_with("fire-") {
+                continue;
+            }
+            let stem = name
+                .rsplit_once('.')
+                .map_or(name.as_str(), |(s, _)| s)
+                .to_string();
+            let rendered = render_human(lint_fixture(&path));
+            insta::assert_snapshot!(format!("{code}-{stem}"), rendered);
+        }
+    });
+}

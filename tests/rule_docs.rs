@@ -1,0 +1,111 @@
+//! Rule docs: the table in `rules/` agrees with the registry, every rule has a doc and fixtures,
+//! and each doc's Example fires its rule while its "Use instead" does not.
+
+mod common;
+
+use common::*;
+use golint_k8s::config::Config;
+use golint_k8s::rules::registry::RULES;
+
+fn doc_field<'a>(doc: &'a str, key: &str) -> Option<&'a str> {
+    doc.lines().find_map(|l| {
+        let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+        (cells.len() >= 3 && cells[1] == key).then(|| cells[2])
+    })
+}
+
+/// The first ```yaml block after a `## heading` line.
+fn yaml_block<'a>(doc: &'a str, heading: &str) -> Option<&'a str> {
+    let start = doc.find(&format!("\n## {heading}\n"))?;
+    let rest = &doc[start..];
+    let next_heading = rest[4..].find("\n## ").map_or(rest.len(), |i| i + 4);
+    let section = &rest[..next_heading];
+    let open = section.find("```yaml\n")? + "```yaml\n".len();
+    let close = section[open..].find("\n```")? + open;
+    Some(&section[open..close + 1])
+}
+
+#[test]
+fn every_rule_has_a_matching_doc_and_fixtures() {
+    for r in RULES {
+        assert!(
+            r.doc.starts_with(&format!("# {} {}\n", r.code, r.name)),
+            "{}: doc title",
+            r.code
+        );
+        assert_eq!(doc_field(r.doc, "Code"), Some(r.code), "{}: Code", r.code);
+        assert_eq!(doc_field(r.doc, "Name"), Some(r.name), "{}: Name", r.code);
+        assert_eq!(
+            doc_field(r.doc, "Severity"),
+            Some(r.severity.as_str()),
+            "{}: Severity",
+            r.code
+        );
+        assert_eq!(
+            doc_field(r.doc, "Fix"),
+            Some(r.fix.as_str()),
+            "{}: Fix",
+            r.code
+        );
+        for section in [
+            "What it does",
+            "Why is this bad?",
+            "Example",
+            "Use instead",
+            "Fix and fix safety",
+            "Options",
+            "When to ignore",
+            "References",
+        ] {
+            assert!(
+                r.doc.contains(&format!("\n## {section}\n")),
+                "{}: missing section {section}",
+                r.code
+            );
+        }
+        let dir = root().join("fixtures").join(r.code);
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|_| panic!("{}: no fixtures directory", r.code))
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        assert!(
+            names.iter().any(|n| n.starts_with("fire-")),
+            "{}: no fire fixture",
+            r.code
+        );
+        assert!(
+            names.iter().any(|n| n.starts_with("silent-")),
+            "{}: no silent fixture",
+            r.code
+        );
+    }
+    let docs = std::fs::read_dir(root().join("rules")).unwrap().count();
+    assert_eq!(docs, RULES.len(), "one doc per rule, no strays");
+}
+
+#[test]
+fn doc_examples_behave_as_documented() {
+    let cfg = Config::default();
+    let mut failures = Vec::new();
+    for r in RULES {
+        let example = yaml_block(r.doc, "Example")
+            .unwrap_or_else(|| panic!("{}: no Example yaml block", r.code));
+        let fired = lint_text("example.yaml", example, &cfg)
+            .findings
+            .iter()
+            .any(|f| f.diagnostic.code == r.code);
+        if !fired {
+            failures.push(format!("{}: the Example does not fire the rule", r.code));
+        }
+        let fixed = yaml_block(r.doc, "Use instead")
+            .unwrap_or_else(|| panic!("{}: no Use instead yaml block", r.code));
+        let report = lint_text("use-instead.yaml", fixed, &cfg);
+        if let Some(f) = report.findings.iter().find(|f| f.diagnostic.code == r.code) {
+            failures.push(format!(
+                "{}: Use instead still fires: {}",
+                r.code, f.diagnostic.message
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
