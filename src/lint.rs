@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-use crate::k8s::container::{container_annotation, Pod, QuantityValue};
+use crate::k8s::container::{Pod, QuantityValue};
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{self, annotation, ConfigMap, Object};
 use crate::rules::registry::{self, Check, RULES};
@@ -222,7 +222,7 @@ pub fn check_file(
             }
         }
         let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
-            finish(&mut diags[before..], *doc, obj, None);
+            finish(&mut diags[before..], *doc, obj);
             continue;
         };
         annotation_suppressions(y, obj, &spec, *doc, &mut suppressions);
@@ -252,7 +252,7 @@ pub fn check_file(
             }
             owners.extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
         }
-        finish(&mut diags[before..], *doc, obj, None);
+        finish(&mut diags[before..], *doc, obj);
     }
 
     // Helm's `# Source:` comment names the template each document was rendered from.
@@ -265,12 +265,9 @@ pub fn check_file(
 
     // Config severity overrides, then suppressions.
     let mut kept = Vec::with_capacity(diags.len());
-    for (mut d, owner) in diags.into_iter().zip(owners) {
+    for (d, owner) in diags.into_iter().zip(owners) {
         if !sel.enabled(d.code, cfg) {
             continue;
-        }
-        if let Some(Some(sev)) = cfg.rules.get(d.code) {
-            d.severity = *sev;
         }
         let line = src.line_index(d.range.start);
         let owner_ref = owner.as_ref().map(|(o, c)| (*o, c.as_deref()));
@@ -283,11 +280,16 @@ pub fn check_file(
         }
     }
     kept.extend(suppression_findings(src, &suppressions, cfg, sel));
+    for d in &mut kept {
+        if let Some(Some(sev)) = cfg.rules.get(d.code) {
+            d.severity = *sev;
+        }
+    }
     kept.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
     (kept, stats)
 }
 
-fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object, _container: Option<&str>) {
+fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object) {
     for d in diags {
         d.document = doc;
         if d.object.is_none() {
@@ -335,7 +337,6 @@ fn annotation_suppressions(
             }
         }
     }
-    let _ = container_annotation; // per-container lookups above cover both metadata blocks
 }
 
 type NodeIdStr<'y> = (&'y str, yaml::NodeId);

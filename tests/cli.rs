@@ -380,3 +380,144 @@ fn closed_pipe_does_not_panic() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Hostile input gets a bounded, located answer: never a panic or a hang, and the other files
+/// are still linted.
+#[test]
+fn hostile_inputs_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("deep.yaml"), "[".repeat(10_000)).unwrap();
+    std::fs::write(
+        p.join("deep-block.yaml"),
+        (0..10_000)
+            .map(|i| format!("{}k:\n", " ".repeat(i)))
+            .collect::<String>(),
+    )
+    .unwrap();
+    let mut bomb = String::from(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+    );
+    for i in 1..10u8 {
+        let (prev, cur) = ((b'a' + i - 1) as char, (b'a' + i) as char);
+        bomb.push_str(&format!("{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+    }
+    std::fs::write(p.join("bomb.yaml"), bomb).unwrap();
+    std::fs::write(
+        p.join("long-line.yaml"),
+        format!("a: \"{}\"\n", "x".repeat(1 << 20)),
+    )
+    .unwrap();
+    std::fs::write(p.join("bom.yaml"), format!("\u{feff}{BAD}")).unwrap();
+    // Just over the 64 MiB cap: reported, not read into a tree.
+    let f = std::fs::File::create(p.join("huge.yaml")).unwrap();
+    f.set_len(64 * 1024 * 1024 + 1).unwrap();
+    std::fs::write(p.join("ok.yaml"), BAD).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(p.join("loop-b.yaml"), p.join("loop-a.yaml")).unwrap();
+        std::os::unix::fs::symlink(p.join("loop-a.yaml"), p.join("loop-b.yaml")).unwrap();
+    }
+    let started = std::time::Instant::now();
+    let out = cmd()
+        .args(["lint", "--format", "json"])
+        .arg(p)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "took {:?}",
+        started.elapsed()
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = v["findings"].as_array().unwrap();
+    let first = |file: &str| {
+        f.iter()
+            .find(|x| x["file"].as_str().unwrap().ends_with(file))
+            .cloned()
+    };
+    assert_eq!(first("/deep.yaml").unwrap()["code"], "GK000");
+    assert_eq!(first("/deep-block.yaml").unwrap()["code"], "GK000");
+    assert!(
+        first("/bomb.yaml").is_none(),
+        "an alias bomb is valid YAML and costs nothing"
+    );
+    assert!(first("/long-line.yaml").is_none());
+    let huge = first("/huge.yaml").unwrap();
+    assert!(
+        huge["message"]
+            .as_str()
+            .unwrap()
+            .contains("above the 64 MiB limit"),
+        "{huge}"
+    );
+    // The BOM does not shift columns.
+    let bom = f
+        .iter()
+        .find(|x| x["file"].as_str().unwrap().ends_with("/bom.yaml") && x["code"] == "GK101")
+        .unwrap();
+    assert_eq!(
+        (bom["line"].as_u64(), bom["column"].as_u64()),
+        (Some(15), Some(23))
+    );
+    assert!(first("/ok.yaml").is_some());
+    // Symlinks are not followed by the walk, so a loop is simply not a file there; named directly
+    // it is an I/O error (exit 2) with its name.
+    #[cfg(unix)]
+    {
+        let out = cmd()
+            .arg("lint")
+            .arg(p.join("loop-a.yaml"))
+            .arg(p.join("ok.yaml"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("loop-a.yaml"), "{err}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("GK101"));
+    }
+}
+
+#[test]
+fn unreadable_file_is_exit_2_with_its_name() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret.yaml");
+        std::fs::write(&secret, BAD).unwrap();
+        std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+        if std::fs::read(&secret).is_ok() {
+            println!("unreadable-file check not run: this user (root) can read mode 000 files");
+            return;
+        }
+        let out = cmd().arg("lint").arg(&secret).output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("secret.yaml: permission denied"));
+    }
+}
+
+#[test]
+fn config_severity_applies_to_suppression_findings() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "rules: {GK901: error}\n",
+    )
+    .unwrap();
+    let text = BAD.replace(
+        "      containers:\n",
+        "      # golint-k8s: ignore=GK303 -- nothing to silence\n      containers:\n",
+    );
+    std::fs::write(dir.path().join("d.yaml"), text).unwrap();
+    let out = cmd()
+        .args(["lint", "--format", "concise", "--select", "GK9,GK303"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("error GK901"), "{s}");
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -27,8 +27,8 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         Some(p) if p * 1000 > l => {
             let (spent, wait) = burn(l, p);
             format!(
-                "CPU limit {} ({} of CPU per 100 ms period) with {p} busy threads ({why}): the quota is spent in {} and the container is throttled for the remaining {} of every period",
-                limit.text, ms(quota), ms(spent), ms(wait)
+                "CPU limit {} ({} of CPU per 100 ms period) with {p} busy thread{} ({why}): the quota is spent in {} and the container is throttled for the remaining {} of every period",
+                limit.text, ms(quota), if p == 1 { "" } else { "s" }, ms(spent), ms(wait)
             )
         }
         _ if l < 1000 => format!(

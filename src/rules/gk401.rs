@@ -9,9 +9,15 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if cx.c.kind == ContainerKind::Ephemeral {
         return;
     }
+    // Pod-level requests (`spec.resources.requests`) reserve for the whole pod, so a container
+    // covered by them is scheduled with a guarantee even without its own request.
+    let pod = &cx.pod.resources.requests;
     let missing: Vec<&str> = [
-        ("CPU", cx.eff.request_cpu.is_none()),
-        ("memory", cx.eff.request_memory.is_none()),
+        ("CPU", cx.eff.request_cpu.is_none() && pod.cpu.is_none()),
+        (
+            "memory",
+            cx.eff.request_memory.is_none() && pod.memory.is_none(),
+        ),
     ]
     .into_iter()
     .filter_map(|(n, m)| m.then_some(n))

@@ -1,0 +1,151 @@
+//! Where pod specs live: every kind the linter knows, `List` items, and configured CRD paths.
+
+mod common;
+
+use common::*;
+use golint_k8s::config::Config;
+
+const CONTAINER: &str = "
+        - name: app
+          image: ghcr.io/acme/app:1
+          resources:
+            requests: {cpu: 1, memory: 1Gi}
+            limits: {memory: 1Gi}";
+
+fn containers_seen(text: &str, cfg: &Config) -> (usize, Vec<String>) {
+    let r = lint_text("t.yaml", text, cfg);
+    let codes = r
+        .findings
+        .iter()
+        .map(|f| f.diagnostic.code.to_string())
+        .collect();
+    (r.stats.containers, codes)
+}
+
+fn doc(api: &str, kind: &str, path: &[&str]) -> String {
+    let mut s = format!("apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\n");
+    let mut indent = String::new();
+    for (i, p) in path.iter().enumerate() {
+        if i == 0 {
+            s.push_str(&format!("{p}:\n"));
+        } else {
+            s.push_str(&format!("{indent}{p}:\n"));
+        }
+        indent.push_str("  ");
+    }
+    s.push_str(&format!(
+        "{indent}containers:{}\n",
+        CONTAINER.replace("\n        ", &format!("\n{indent}  "))
+    ));
+    s
+}
+
+#[test]
+fn every_known_kind_yields_its_containers() {
+    let cfg = Config::default();
+    for (api, kind, path) in [
+        ("v1", "Pod", vec!["spec"]),
+        ("apps/v1", "Deployment", vec!["spec", "template", "spec"]),
+        ("apps/v1", "StatefulSet", vec!["spec", "template", "spec"]),
+        ("apps/v1", "DaemonSet", vec!["spec", "template", "spec"]),
+        ("apps/v1", "ReplicaSet", vec!["spec", "template", "spec"]),
+        (
+            "v1",
+            "ReplicationController",
+            vec!["spec", "template", "spec"],
+        ),
+        ("batch/v1", "Job", vec!["spec", "template", "spec"]),
+        (
+            "batch/v1",
+            "CronJob",
+            vec!["spec", "jobTemplate", "spec", "template", "spec"],
+        ),
+        ("v1", "PodTemplate", vec!["template", "spec"]),
+        (
+            "argoproj.io/v1alpha1",
+            "Rollout",
+            vec!["spec", "template", "spec"],
+        ),
+        (
+            "serving.knative.dev/v1",
+            "Service",
+            vec!["spec", "template", "spec"],
+        ),
+        (
+            "apps.kruise.io/v1alpha1",
+            "CloneSet",
+            vec!["spec", "template", "spec"],
+        ),
+    ] {
+        let text = doc(api, kind, &path);
+        let (n, codes) = containers_seen(&text, &cfg);
+        assert_eq!(n, 1, "{kind}: {text}");
+        assert!(codes.contains(&"GK101".to_string()), "{kind}: {codes:?}");
+    }
+    // A kind that has no pod spec is not searched.
+    let (n, _) = containers_seen(&doc("v1", "Service", &["spec", "template", "spec"]), &cfg);
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn list_items_and_configured_paths() {
+    let cfg = Config::default();
+    let list = format!(
+        "apiVersion: v1\nkind: List\nitems:\n{}",
+        [
+            doc("apps/v1", "Deployment", &["spec", "template", "spec"]),
+            doc("v1", "Pod", &["spec"])
+        ]
+        .iter()
+        .map(|d| {
+            let mut lines = d.lines();
+            let first = lines.next().unwrap();
+            format!(
+                "  - {first}\n{}",
+                lines.map(|l| format!("    {l}\n")).collect::<String>()
+            )
+        })
+        .collect::<String>()
+    );
+    let (n, _) = containers_seen(&list, &cfg);
+    assert_eq!(n, 2, "{list}");
+
+    let worker = doc("example.com/v1", "Worker", &["spec", "workload", "podSpec"]);
+    assert_eq!(containers_seen(&worker, &cfg).0, 0);
+    let mut cfg = Config::default();
+    cfg.pod_spec_paths.push(golint_k8s::config::PodSpecPath {
+        api_version: "example.com/v1".into(),
+        kind: "Worker".into(),
+        path: vec!["spec".into(), "workload".into(), "podSpec".into()],
+    });
+    assert_eq!(containers_seen(&worker, &cfg).0, 1);
+}
+
+#[test]
+fn init_sidecar_and_ephemeral_containers() {
+    let text = "apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  initContainers:
+    - {name: init, image: busybox:1.36}
+    - {name: proxy, image: ghcr.io/acme/proxy:1, restartPolicy: Always, resources: {limits: {memory: 64Mi}}}
+  containers:
+    - {name: app, image: ghcr.io/acme/app:1, resources: {requests: {cpu: 1, memory: 1Gi}}}
+  ephemeralContainers:
+    - {name: debug, image: busybox:1.36}
+";
+    let r = lint_text("p.yaml", text, &Config::default());
+    assert_eq!(r.stats.containers, 4);
+    let on = |code: &str| {
+        r.findings
+            .iter()
+            .filter(|f| f.diagnostic.code == code)
+            .map(|f| f.diagnostic.container.clone().unwrap())
+            .collect::<Vec<_>>()
+    };
+    // The sidecar's memory limit needs GOMEMLIMIT; busybox is not Go.
+    assert_eq!(on("GK101"), vec!["proxy"]);
+    // Ephemeral containers cannot have resources, so they are never told to add requests.
+    assert_eq!(on("GK401"), vec!["init", "proxy"]);
+}
