@@ -176,7 +176,7 @@ pub fn check_file(
             "GK001",
             Severity::Error,
             y.span(dup.second),
-            format!("duplicate key {key:?} (first on line {first_line}): kubectl rejects the object, and tools that accept it keep either value"),
+            format!("duplicate key {key:?} (first on line {first_line}): strict validation rejects the object, and tools that accept it silently keep only one of the values"),
         );
         d.document = dup.doc;
         diags.push(d);

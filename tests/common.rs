@@ -97,6 +97,7 @@ pub fn render_human(report: FileReport) -> String {
         &output::human::Options {
             color: false,
             width: 100,
+            summary: true,
         },
         &mut out,
     )

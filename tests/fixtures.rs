@@ -107,3 +107,96 @@ fn fixture_snapshots() {
         }
     });
 }
+
+/// Apply edits (non-overlapping byte ranges) back to front.
+fn apply(text: &str, edits: &[golint_k8s::diagnostic::Edit]) -> String {
+    let mut edits: Vec<_> = edits.to_vec();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+    let mut out = text.to_string();
+    for e in edits {
+        out.replace_range(e.range.clone(), &e.text);
+    }
+    out
+}
+
+/// Every fix a rule attaches, applied on its own, yields valid YAML in which that finding is gone
+/// and nothing outside the edited bytes changed.
+#[test]
+fn every_attached_fix_removes_its_finding() {
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (code, path) in fixture_files() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let report = lint_fixture(&path);
+        for f in report
+            .findings
+            .iter()
+            .filter(|f| f.diagnostic.code == code.as_str())
+        {
+            let Some(fix) = &f.diagnostic.fix else {
+                continue;
+            };
+            checked += 1;
+            let fixed = apply(&text, &fix.edits);
+            let tmp = std::env::temp_dir().join(format!(
+                "golint-k8s-fix-{}-{}",
+                std::process::id(),
+                path.file_name().unwrap().to_string_lossy()
+            ));
+            std::fs::write(&tmp, &fixed).unwrap();
+            for ext in ["config.yaml"] {
+                let cfg = path.with_file_name(format!(
+                    "{}.{ext}",
+                    path.file_stem().unwrap().to_string_lossy()
+                ));
+                if cfg.exists() {
+                    let stem = tmp.file_stem().unwrap().to_string_lossy().to_string();
+                    std::fs::copy(&cfg, tmp.with_file_name(format!("{stem}.{ext}"))).unwrap();
+                }
+            }
+            let again = lint_fixture(&tmp);
+            let _ = std::fs::remove_file(&tmp);
+            if again.findings.iter().any(|g| g.diagnostic.code == "GK000") {
+                failures.push(format!(
+                    "{}: fix {:?} produced invalid YAML",
+                    path.display(),
+                    fix.title
+                ));
+                continue;
+            }
+            let before = report
+                .findings
+                .iter()
+                .filter(|g| g.diagnostic.code == code.as_str())
+                .count();
+            let after = again
+                .findings
+                .iter()
+                .filter(|g| g.diagnostic.code == code.as_str())
+                .count();
+            if after >= before {
+                failures.push(format!(
+                    "{}: fix {:?} did not remove its {code} finding",
+                    path.display(),
+                    fix.title
+                ));
+            }
+            // Outside the edits, the bytes are the same.
+            let mut edits = fix.edits.clone();
+            edits.sort_by_key(|e| e.range.start);
+            let (first, last) = (edits[0].range.start, edits.last().unwrap().range.end);
+            let grown = fixed.len() as isize - text.len() as isize;
+            if text[..first] != fixed[..first]
+                || text[last..] != fixed[(last as isize + grown) as usize..]
+            {
+                failures.push(format!(
+                    "{}: fix {:?} changed bytes outside its edits",
+                    path.display(),
+                    fix.title
+                ));
+            }
+        }
+    }
+    assert!(checked >= 20, "only {checked} fixes were exercised");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -235,7 +235,15 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
     match a.format {
         Format::Human => {
             let width = terminal_width().unwrap_or(100);
-            output::human::write(run, &output::human::Options { color, width }, &mut buf)?;
+            output::human::write(
+                run,
+                &output::human::Options {
+                    color,
+                    width,
+                    summary: !a.quiet,
+                },
+                &mut buf,
+            )?;
             if run.reports.iter().all(|r| r.findings.is_empty()) && !a.quiet {
                 writeln!(
                     buf,

@@ -77,3 +77,47 @@ pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> 
         text: String::new(),
     })
 }
+
+/// Where a node's own text ends. A block collection's span runs to the next token (possibly on a
+/// later line, past comments), so take the end of its last child instead.
+pub fn content_end(y: &Yaml, node: NodeId) -> usize {
+    let mut node = node;
+    for _ in 0..256 {
+        let n = y.node(node);
+        let last = match &n.kind {
+            crate::yaml::NodeKind::Mapping {
+                entries,
+                flow: false,
+            } => entries.last().map(|(_, v)| *v),
+            crate::yaml::NodeKind::Sequence { items, flow: false } => items.last().copied(),
+            _ => None,
+        };
+        match last {
+            Some(child) => node = child,
+            None => return n.span.end,
+        }
+    }
+    y.node(node).span.end
+}
+
+/// Delete a block sequence item (`- name: X` and its continuation lines) with its line breaks.
+/// None for flow sequences or items that share a line with something else.
+pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
+    let start = y.span(item).start;
+    let line_start = src.text[..start].rfind('\n').map_or(0, |i| i + 1);
+    if src.text[line_start..start].trim() != "-" {
+        return None;
+    }
+    let end = content_end(y, item);
+    let line_end = src.text[end..]
+        .find('\n')
+        .map_or(src.text.len(), |i| end + i + 1);
+    let tail = src.text[end..line_end].trim();
+    if !(tail.is_empty() || tail.starts_with('#')) {
+        return None;
+    }
+    Some(Edit {
+        range: line_start..line_end,
+        text: String::new(),
+    })
+}

@@ -19,6 +19,13 @@ use crate::source::Source;
 #[derive(Clone)]
 struct Text(Arc<Source>);
 
+// `NamedSource` needs `Debug` on its source; the text itself would only flood a debug print.
+impl std::fmt::Debug for Text {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Text({})", self.0.name)
+    }
+}
+
 impl SourceCode for Text {
     fn read_span<'a>(
         &'a self,
@@ -38,28 +45,7 @@ struct Report {
     help: Option<String>,
     url: String,
     label: LabeledSpan,
-    source: NamedSource<TextDebug>,
-}
-
-/// `NamedSource` needs `Debug` on the source.
-#[derive(Clone)]
-struct TextDebug(Text);
-
-impl std::fmt::Debug for TextDebug {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Source")
-    }
-}
-
-impl SourceCode for TextDebug {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        self.0.read_span(span, before, after)
-    }
+    source: NamedSource<Text>,
 }
 
 impl std::fmt::Display for Report {
@@ -96,6 +82,8 @@ impl miette::Diagnostic for Report {
 pub struct Options {
     pub color: bool,
     pub width: usize,
+    /// Print the closing summary line (off with `--quiet`).
+    pub summary: bool,
 }
 
 pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<()> {
@@ -137,7 +125,7 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
             out.write_all(s.as_bytes())?;
         }
     }
-    if total > 0 {
+    if total > 0 && opts.summary {
         writeln!(out, "{}", summary_line(run))?;
     }
     Ok(())
@@ -172,7 +160,7 @@ fn build(name: &str, src: &Arc<Source>, f: &Finding) -> Report {
         help: (!help.is_empty()).then(|| help.join("\n")),
         url: doc_url(d.code),
         label: LabeledSpan::new(Some(rule.name.to_string()), d.range.start, len),
-        source: NamedSource::new(name, TextDebug(Text(src.clone()))),
+        source: NamedSource::new(name, Text(src.clone())),
     }
 }
 

@@ -45,7 +45,13 @@ pub fn remove_godebug_key(
         .filter(|kv| kv.split_once('=').is_none_or(|(k, _)| k.trim() != key))
         .collect();
     if kept.iter().all(|k| k.trim().is_empty()) {
-        return None;
+        // Nothing else in GODEBUG: drop the whole env entry.
+        let edit = crate::fix::delete_block_item(cx.src, cx.y, var.entry)?;
+        return Some(Fix {
+            applicability: Applicability::Safe,
+            title: "remove the GODEBUG env entry".into(),
+            edits: vec![edit],
+        });
     }
     let edit = replace_scalar(cx.y, var.value_node(), &kept.join(","))?;
     Some(Fix {

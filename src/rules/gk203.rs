@@ -49,6 +49,21 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if let Some(n) = limit.origin_note("CPU limit") {
         d = d.note(n);
     }
+    // Deleting the limit line is exact when the container keeps a CPU request of its own; moving
+    // the limit into a missing request is an insertion, left to the fix engine.
+    let has_request = cx.eff.request_cpu.as_ref().is_some_and(|r| r.is_declared());
+    if limit.is_declared() && has_request {
+        let entry = cx.c.resources.limits.cpu.as_ref().map(|q| (q.key, q.node));
+        let edit = entry.and_then(|(k, v)| crate::fix::delete_line_entry(cx.src, cx.y, k, v));
+        d = d.with_fix(edit.map(|e| crate::diagnostic::Fix {
+            applicability: crate::diagnostic::Applicability::Unsafe,
+            title: format!(
+                "remove the CPU limit {} (the CPU request stays)",
+                limit.text
+            ),
+            edits: vec![e],
+        }));
+    }
     out.push(d);
 }
 

@@ -3,7 +3,7 @@
 //! missed) and floors at 1 where the runtime would use 2.
 
 use super::ContainerCtx;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::k8s::container::EnvValue;
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
 
@@ -26,5 +26,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         "GK204",
         var.value_node(),
         format!("{how} pins the value on Go 1.25+: the runtime stops tracking the CPU limit (in-place resizes are missed) and a limit below 2 CPUs gives 1 thread where Go would use 2"),
-    ).note("remove GOMAXPROCS and let the runtime size itself to the limit"));
+    ).note("remove GOMAXPROCS and let the runtime size itself to the limit")
+    .with_fix(crate::fix::delete_block_item(cx.src, cx.y, var.entry).map(|e| Fix {
+        applicability: Applicability::Unsafe,
+        title: "remove the GOMAXPROCS env entry".into(),
+        edits: vec![e],
+    })));
 }
