@@ -144,15 +144,14 @@ fn every_attached_fix_removes_its_finding() {
                 path.file_name().unwrap().to_string_lossy()
             ));
             std::fs::write(&tmp, &fixed).unwrap();
-            for ext in ["config.yaml"] {
-                let cfg = path.with_file_name(format!(
-                    "{}.{ext}",
-                    path.file_stem().unwrap().to_string_lossy()
-                ));
-                if cfg.exists() {
-                    let stem = tmp.file_stem().unwrap().to_string_lossy().to_string();
-                    std::fs::copy(&cfg, tmp.with_file_name(format!("{stem}.{ext}"))).unwrap();
-                }
+            // A fixture's config travels with it.
+            let cfg = path.with_file_name(format!(
+                "{}.config.yaml",
+                path.file_stem().unwrap().to_string_lossy()
+            ));
+            if cfg.exists() {
+                let stem = tmp.file_stem().unwrap().to_string_lossy().to_string();
+                std::fs::copy(&cfg, tmp.with_file_name(format!("{stem}.config.yaml"))).unwrap();
             }
             let again = lint_fixture(&tmp);
             let _ = std::fs::remove_file(&tmp);
