@@ -260,13 +260,15 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
             }
         }
         Format::Json => output::json::write(run, &mut buf)?,
+        Format::Sarif => output::sarif::write(run, &mut buf)?,
+        Format::Github => output::github::write(run, &mut buf)?,
     }
     if a.statistics {
         let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
         for f in run.reports.iter().flat_map(|r| &r.findings) {
             *counts.entry(f.diagnostic.code).or_default() += 1;
         }
-        // Statistics go to stderr in JSON mode so that stdout stays one JSON document.
+        // Statistics go to stderr for machine formats so that stdout stays parseable.
         let mut text = String::new();
         for (code, n) in counts {
             text.push_str(&format!(
@@ -274,7 +276,7 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
                 registry::by_code(code).name
             ));
         }
-        if a.format == Format::Json {
+        if matches!(a.format, Format::Json | Format::Sarif | Format::Github) {
             eprint!("{text}");
         } else {
             buf.write_all(text.as_bytes())?;

@@ -36,6 +36,8 @@ pub enum Format {
     Human,
     Concise,
     Json,
+    Sarif,
+    Github,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

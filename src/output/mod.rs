@@ -1,8 +1,10 @@
 //! Output formats. Findings arrive positioned (line/column) and sorted; each format only renders.
 
 pub mod concise;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
 
 use crate::lint::{FileReport, Stats};
 

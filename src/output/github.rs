@@ -1,0 +1,66 @@
+//! `--format github`: GitHub Actions workflow commands, so findings show as annotations on the
+//! pull request's diff without uploading SARIF.
+//!
+//! GitHub parses `::level file=…,line=…::message`; the message must have `%`, CR and LF escaped,
+//! and property values additionally `:` and `,` (they delimit the properties).
+
+use std::io::Write;
+
+use super::Run;
+use crate::diagnostic::Severity;
+use crate::rules::registry;
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
+    for r in run.reports {
+        for f in &r.findings {
+            let d = &f.diagnostic;
+            let level = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Info => "notice",
+            };
+            let title = format!("{} {}", d.code, registry::by_code(d.code).name);
+            let mut message = d.message.clone();
+            for n in &d.notes {
+                message.push('\n');
+                message.push_str(n);
+            }
+            if let Some(t) = &d.source_template {
+                message.push_str(&format!("\nrendered from {t}"));
+            }
+            writeln!(
+                out,
+                "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+                escape_property(&r.name),
+                f.start.0,
+                f.start.1,
+                f.end.0,
+                f.end.1,
+                escape_property(&title),
+                escape_data(&message)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_follows_the_workflow_command_rules() {
+        assert_eq!(escape_data("50% of a:b, c\r\nd"), "50%25 of a:b, c%0D%0Ad");
+        assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+}

@@ -1,0 +1,227 @@
+//! `--format sarif`: SARIF 2.1.0 for GitHub code scanning and other SARIF consumers.
+//!
+//! One run; every rule in `tool.driver.rules` with its doc; results with a physical location whose
+//! URI is relative to the repository root (`%SRCROOT%` in `originalUriBaseIds`), the Helm template a
+//! document was rendered from as a related location, and fixes as `artifactChanges`. Columns count
+//! Unicode code points, as everywhere in golint-k8s, and the run says so (`columnKind`), because
+//! SARIF's default is UTF-16 code units.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::{doc_url, Run};
+use crate::diagnostic::{Applicability, Severity};
+use crate::lint::{FileReport, Finding};
+use crate::rules::registry::{Rule, RULES};
+use crate::source::Origin;
+
+const SCHEMA: &str =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+const BASE_ID: &str = "%SRCROOT%";
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
+    }
+}
+
+/// The first paragraph under a doc heading, as plain text on one line.
+fn section(doc: &str, heading: &str) -> Option<String> {
+    let start = doc.find(&format!("\n## {heading}\n"))? + heading.len() + 5;
+    let body = &doc[start..];
+    let para = body.trim_start().split("\n\n").next()?;
+    let text = para.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+fn rule_descriptor(r: &Rule) -> Value {
+    json!({
+        "id": r.code,
+        "name": r.name,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": section(r.doc, "What it does").unwrap_or_else(|| r.summary.to_string())},
+        "helpUri": doc_url(r.code),
+        "help": {"text": format!("{} (see {})", r.summary, doc_url(r.code)), "markdown": r.doc},
+        "defaultConfiguration": {"level": level(r.severity)},
+        "properties": {"tags": ["kubernetes", "go"], "fix": r.fix.as_str(), "applies-to": r.applies_to},
+    })
+}
+
+/// The repository root that URIs are relative to: the nearest directory with `.git`, else the
+/// current directory.
+fn repo_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map_or_else(|| cwd.clone(), Path::to_path_buf)
+}
+
+/// Percent-encode what a URI reference cannot carry as is (spaces, `#`, `%`, non-ASCII).
+fn encode_uri_path(p: &str) -> String {
+    let mut out = String::with_capacity(p.len());
+    for b in p.bytes() {
+        match b {
+            b'A'..=b'Z'
+            | b'a'..=b'z'
+            | b'0'..=b'9'
+            | b'-'
+            | b'_'
+            | b'.'
+            | b'~'
+            | b'/'
+            | b'+'
+            | b'@'
+            | b'='
+            | b'!'
+            | b'$'
+            | b'&'
+            | b'\''
+            | b'('
+            | b')'
+            | b'*'
+            | b','
+            | b';'
+            | b':' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// A file's URI relative to the root (with `%SRCROOT%`), or an absolute file URI when it lies
+/// outside the repository.
+fn artifact_location(report: &FileReport, root: &Path) -> Value {
+    match &report.origin {
+        Origin::Stdin(name) => json!({"uri": encode_uri_path(name), "uriBaseId": BASE_ID}),
+        Origin::File(path) => {
+            let abs = std::fs::canonicalize(path).unwrap_or_else(|_| root.join(path));
+            match abs.strip_prefix(root) {
+                Ok(rel) => json!({
+                    "uri": encode_uri_path(&rel.to_string_lossy().replace('\\', "/")),
+                    "uriBaseId": BASE_ID,
+                }),
+                Err(_) => {
+                    json!({"uri": format!("file://{}", encode_uri_path(&abs.to_string_lossy()))})
+                }
+            }
+        }
+    }
+}
+
+fn region((sl, sc): (usize, usize), (el, ec): (usize, usize)) -> Value {
+    json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
+}
+
+fn result(f: &Finding, location: &Value) -> Value {
+    let d = &f.diagnostic;
+    let rule_index = RULES.iter().position(|r| r.code == d.code).unwrap_or(0);
+    let mut text = d.message.clone();
+    for n in &d.notes {
+        text.push('\n');
+        text.push_str(n);
+    }
+    let mut r = json!({
+        "ruleId": d.code,
+        "ruleIndex": rule_index,
+        "level": level(d.severity),
+        "message": {"text": text},
+        "locations": [{
+            "physicalLocation": {"artifactLocation": location, "region": region(f.start, f.end)},
+        }],
+    });
+    let mut props = serde_json::Map::new();
+    if let Some(o) = &d.object {
+        props.insert("object".into(), json!(o));
+    }
+    if let Some(c) = &d.container {
+        props.insert("container".into(), json!(c));
+    }
+    props.insert("document".into(), json!(d.document));
+    if let Some(t) = &d.source_template {
+        r["relatedLocations"] = json!([{
+            "id": 1,
+            "physicalLocation": {"artifactLocation": {"uri": encode_uri_path(t)}},
+            "message": {"text": format!("rendered from the Helm template {t}")},
+        }]);
+        props.insert("source_template".into(), json!(t));
+    }
+    r["properties"] = Value::Object(props);
+    if let Some(fix) = &d.fix {
+        let replacements: Vec<Value> = fix
+            .edits
+            .iter()
+            .zip(&f.edit_positions)
+            .map(|(e, (s, en))| json!({"deletedRegion": region(*s, *en), "insertedContent": {"text": e.text}}))
+            .collect();
+        let title = match fix.applicability {
+            Applicability::Safe => fix.title.clone(),
+            Applicability::Unsafe => {
+                format!("{} (unsafe: changes scheduling, cost or QoS)", fix.title)
+            }
+        };
+        r["fixes"] = json!([{
+            "description": {"text": title},
+            "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
+        }]);
+    }
+    r
+}
+
+pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
+    let root = repo_root();
+    let root_uri = format!(
+        "file://{}/",
+        encode_uri_path(root.to_string_lossy().trim_end_matches('/'))
+    );
+    let mut results = Vec::new();
+    for report in run.reports {
+        let location = artifact_location(report, &root);
+        for f in &report.findings {
+            results.push(result(f, &location));
+        }
+    }
+    let log = json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "golint-k8s",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_HOMEPAGE"),
+                "rules": RULES.iter().map(rule_descriptor).collect::<Vec<_>>(),
+            }},
+            "originalUriBaseIds": {BASE_ID: {"uri": root_uri}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    serde_json::to_writer_pretty(&mut *out, &log).map_err(std::io::Error::other)?;
+    writeln!(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_encoded() {
+        assert_eq!(
+            encode_uri_path("deploy/my app#1.yaml"),
+            "deploy/my%20app%231.yaml"
+        );
+        assert_eq!(encode_uri_path("ü.yaml"), "%C3%BC.yaml");
+    }
+
+    #[test]
+    fn every_rule_has_a_full_description() {
+        for r in RULES {
+            let full = section(r.doc, "What it does").unwrap_or_default();
+            assert!(full.len() > 20, "{}: {full:?}", r.code);
+        }
+    }
+}
