@@ -16,6 +16,9 @@ use crate::rules::registry;
 use crate::source::{Origin, Source};
 use crate::walk::{self, Input};
 
+/// Below this many files a run takes well under a second: no progress line.
+const PROGRESS_MIN_FILES: usize = 2000;
+
 #[derive(Args, Debug, Clone)]
 pub struct LintArgs {
     /// Files or directories to lint; - reads standard input.
@@ -125,6 +128,11 @@ pub fn run(a: LintArgs) -> i32 {
         );
     }
 
+    // A progress line only where a person watches and the wait is noticeable.
+    let progress = std::io::stderr().is_terminal() && walked.inputs.len() >= PROGRESS_MIN_FILES;
+    if progress {
+        eprint!("golint-k8s: linting {} files…", walked.inputs.len());
+    }
     let stdin_name = a.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
     let config_errors = std::sync::Mutex::new(Vec::new());
     let mut reports: Vec<FileReport> = walked
@@ -185,6 +193,10 @@ pub fn run(a: LintArgs) -> i32 {
             })
         })
         .collect();
+    if progress {
+        // Erase the progress line before anything else is printed.
+        eprint!("\r\x1b[K");
+    }
     for e in config_errors.into_inner().unwrap() {
         had_error = true;
         eprintln!("error: {e}");
