@@ -29,15 +29,21 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             continue;
         }
         let json = resolved.json_text().unwrap_or_default();
-        let mut d = cx.diag(
-            "GK302",
-            *node,
+        let message = if json.is_empty() {
+            // `.inf` and `.nan`: JSON has no such numbers, so the YAML-to-JSON step itself fails.
+            format!(
+                "env {} value {text} is a YAML 1.1 {}, not a string: kubectl and Helm cannot even convert it to JSON and refuse the manifest",
+                var.name,
+                resolved.type_name()
+            )
+        } else {
             format!(
                 "env {} value {text} is a YAML 1.1 {} ({json}), not a string: kubectl and Helm send it as such and the API server rejects the object",
                 var.name,
                 resolved.type_name()
-            ),
-        );
+            )
+        };
+        let mut d = cx.diag("GK302", *node, message);
         if json == "false" || json == "true" {
             d = d.note(format!("typed Go clients instead turn it into the string \"{json}\", which is not what you wrote"));
         }
