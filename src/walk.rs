@@ -46,13 +46,43 @@ pub fn collect(paths: &[String]) -> Walked {
         match std::fs::metadata(&path) {
             Err(e) => w.errors.push((p.clone(), describe_io(&e))),
             Ok(m) if m.is_dir() => walk_dir(&path, &mut w),
-            Ok(_) => w.inputs.push(Input::File {
-                path,
-                walked: false,
-            }),
+            Ok(_) => match chart_of_template(&path) {
+                // pre-commit and editors name template files one by one; they are no more YAML
+                // than when a directory walk finds them.
+                Some(chart) => {
+                    if !w.charts.contains(&chart) {
+                        w.charts.push(chart);
+                    }
+                }
+                None => w.inputs.push(Input::File {
+                    path,
+                    walked: false,
+                }),
+            },
         }
     }
     w
+}
+
+/// The chart directory when `path` lies under a Helm chart's `templates/` (a `templates` directory
+/// whose parent holds `Chart.yaml`).
+fn chart_of_template(path: &Path) -> Option<PathBuf> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    let chart = abs
+        .ancestors()
+        .skip(1)
+        .find(|d| {
+            d.file_name().is_some_and(|n| n == "templates")
+                && d.parent().is_some_and(|c| c.join("Chart.yaml").is_file())
+        })?
+        .parent()?
+        .to_path_buf();
+    // Name the chart as the user would: relative to where they are when possible.
+    let rel = std::env::current_dir()
+        .ok()
+        .and_then(|d| chart.strip_prefix(d).ok().map(Path::to_path_buf))
+        .filter(|r| !r.as_os_str().is_empty());
+    Some(rel.unwrap_or(chart))
 }
 
 fn walk_dir(root: &Path, w: &mut Walked) {

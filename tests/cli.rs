@@ -268,6 +268,16 @@ fn raw_helm_chart_gets_one_message() {
     assert_eq!(err.matches("is a Helm chart").count(), 1, "{err}");
     assert!(err.contains("helm template"), "{err}");
     assert_eq!(out.status.code(), Some(0), "{err}");
+    // Named one by one (as pre-commit does), the templates get the same single note.
+    let out = cmd()
+        .arg("lint")
+        .args((0..5).map(|i| chart.join("templates").join(format!("t{i}.yaml"))))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("is a Helm chart").count(), 1, "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("GK000"));
 }
 
 #[test]

