@@ -258,11 +258,7 @@ fn the_hook_fails_on_a_missing_gomemlimit_and_passes_once_fixed() {
     let out = try_repo(&tools, repo.path());
     let log = text(&out);
     assert_eq!(out.status.code(), Some(0), "{log}");
-    assert!(
-        log.lines()
-            .any(|l| l.starts_with("golint-k8s") && l.ends_with("Passed")),
-        "the hook did not run and pass:\n{log}"
-    );
+    assert_hook_passed(&log);
 }
 
 /// The hook's run time on a repository of 100 manifests once pre-commit has built it: what a user
@@ -312,11 +308,7 @@ fn time_the_hook_on_100_manifests() {
         let took = start.elapsed();
         let log = text(&out);
         assert_eq!(out.status.code(), Some(0), "{log}");
-        assert!(
-            log.lines()
-                .any(|l| l.starts_with("golint-k8s") && l.ends_with("Passed")),
-            "the hook did not run and pass:\n{log}"
-        );
+        assert_hook_passed(&log);
         // --verbose shows the linter's summary ("... in 51 files") even on success. pre-commit
         // may split the files over several runs of it, so the counts add up to every YAML and
         // JSON file: the 100 manifests, JSON ones included, and the config itself.
@@ -375,4 +367,13 @@ fn deployment_json(name: &str, memory_mib: u64) -> String {
         },
     });
     serde_json::to_string_pretty(&doc).unwrap()
+}
+
+/// pre-commit prints one status line per hook; ours must have run and passed.
+fn assert_hook_passed(log: &str) {
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("golint-k8s") && l.ends_with("Passed")),
+        "the hook did not run and pass:\n{log}"
+    );
 }
