@@ -155,6 +155,8 @@ fn every_attached_fix_removes_its_finding() {
             }
             let again = lint_fixture(&tmp);
             let _ = std::fs::remove_file(&tmp);
+            let stem = tmp.file_stem().unwrap().to_string_lossy().to_string();
+            let _ = std::fs::remove_file(tmp.with_file_name(format!("{stem}.config.yaml")));
             if again.findings.iter().any(|g| g.diagnostic.code == "GK000") {
                 failures.push(format!(
                     "{}: fix {:?} produced invalid YAML",
