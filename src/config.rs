@@ -195,14 +195,13 @@ impl Config {
             column: 1,
             message: format!("cannot read config: {e}"),
         })?;
-        let src = Source::decode(Origin::File(path.to_path_buf()), bytes).map_err(|(_, e)| {
-            ConfigError {
+        let src =
+            Source::decode(Origin::File(path.to_path_buf()), bytes).map_err(|f| ConfigError {
                 file: path.display().to_string(),
                 line: 1,
                 column: 1,
-                message: e.message(),
-            }
-        })?;
+                message: f.error.message(),
+            })?;
         let mut cfg = Config::parse(&src)?;
         cfg.path = Some(path.to_path_buf());
         Ok(cfg)

@@ -13,7 +13,7 @@ use crate::k8s::{self, annotation, ConfigMap, Object};
 use crate::rules::registry::{self, Check, RULES};
 use crate::rules::ContainerCtx;
 use crate::runtime::GoView;
-use crate::source::{DecodeError, Origin, Source};
+use crate::source::{DecodeFailure, Origin, Source};
 use crate::suppress::{self, Scope, Suppression};
 use crate::yaml::{self, Yaml};
 
@@ -76,7 +76,12 @@ pub struct FileReport {
 }
 
 /// A file that could not be read as text: one GK000 finding at the offending byte.
-pub fn decode_failure(origin: Origin, err: DecodeError, text_for_positions: &[u8]) -> FileReport {
+pub fn decode_failure(failure: DecodeFailure) -> FileReport {
+    let DecodeFailure {
+        origin,
+        error: err,
+        bytes: text_for_positions,
+    } = failure;
     let name = origin.display_name();
     // Positions come from the valid prefix; lines before the bad byte are still countable.
     let prefix =

@@ -45,6 +45,15 @@ pub struct Source {
     line_starts: Vec<usize>,
 }
 
+/// An input that could not be treated as YAML text, with the bytes that were read (so the caller
+/// can locate the problem without reading the input a second time).
+#[derive(Debug)]
+pub struct DecodeFailure {
+    pub origin: Origin,
+    pub error: DecodeError,
+    pub bytes: Vec<u8>,
+}
+
 /// Why a byte string could not be treated as YAML text. Each carries the byte offset it found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
@@ -81,23 +90,32 @@ impl DecodeError {
 impl Source {
     /// Decode bytes. A UTF-8 BOM is kept in `text` (so fixes write it back) but skipped by the
     /// parser through `bom_len`.
-    pub fn decode(origin: Origin, bytes: Vec<u8>) -> Result<Source, (Origin, DecodeError)> {
-        if bytes.len() as u64 > MAX_FILE_BYTES {
-            return Err((
+    pub fn decode(origin: Origin, bytes: Vec<u8>) -> Result<Source, Box<DecodeFailure>> {
+        let fail = |origin, error, bytes| {
+            Box::new(DecodeFailure {
                 origin,
-                DecodeError::TooLarge {
-                    bytes: bytes.len() as u64,
-                },
-            ));
+                error,
+                bytes,
+            })
+        };
+        if bytes.len() as u64 > MAX_FILE_BYTES {
+            let error = DecodeError::TooLarge {
+                bytes: bytes.len() as u64,
+            };
+            return Err(fail(origin, error, bytes));
         }
         if let Some(offset) = bytes.iter().position(|&b| b == 0) {
-            return Err((origin, DecodeError::Binary { offset }));
+            return Err(fail(origin, DecodeError::Binary { offset }, bytes));
         }
         let text = match String::from_utf8(bytes) {
             Ok(t) => t,
             Err(e) => {
                 let offset = e.utf8_error().valid_up_to();
-                return Err((origin, DecodeError::InvalidUtf8 { offset }));
+                return Err(fail(
+                    origin,
+                    DecodeError::InvalidUtf8 { offset },
+                    e.into_bytes(),
+                ));
             }
         };
         Ok(Source::from_text(origin, text))
@@ -199,11 +217,11 @@ mod tests {
     fn decode_rejects_binary_and_bad_utf8() {
         let o = || Origin::Stdin("-".into());
         assert_eq!(
-            Source::decode(o(), b"a: 1\n\0".to_vec()).unwrap_err().1,
+            Source::decode(o(), b"a: 1\n\0".to_vec()).unwrap_err().error,
             DecodeError::Binary { offset: 5 }
         );
         assert_eq!(
-            Source::decode(o(), b"a: \xff".to_vec()).unwrap_err().1,
+            Source::decode(o(), b"a: \xff".to_vec()).unwrap_err().error,
             DecodeError::InvalidUtf8 { offset: 3 }
         );
         let s = Source::decode(o(), "\u{feff}a: 1".as_bytes().to_vec()).unwrap();

@@ -531,3 +531,29 @@ fn config_severity_applies_to_suppression_findings() {
     assert!(s.contains("error GK901"), "{s}");
     assert_eq!(out.status.code(), Some(1));
 }
+
+#[test]
+fn invalid_utf8_on_stdin_is_located() {
+    let mut bytes = b"apiVersion: v1\nkind: Pod\nmetadata: {name: caf".to_vec();
+    bytes.push(0xe9);
+    bytes.extend_from_slice(b"}\n");
+    let out = cmd()
+        .args(["lint", "-", "--format", "json"])
+        .write_stdin(bytes)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &v["findings"][0];
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("invalid UTF-8 at byte offset 45"),
+        "{f}"
+    );
+    assert_eq!(
+        (f["line"].as_u64(), f["column"].as_u64()),
+        (Some(3), Some(21)),
+        "{f}"
+    );
+}

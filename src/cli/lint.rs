@@ -183,13 +183,7 @@ pub fn run(a: LintArgs) -> i32 {
             }
             Some(match Source::decode(origin, bytes) {
                 Ok(src) => lint_source(src, &cfg, &sel),
-                Err((origin, err)) => {
-                    let raw = match input {
-                        Input::File { path, .. } => std::fs::read(path).unwrap_or_default(),
-                        Input::Stdin => Vec::new(),
-                    };
-                    decode_failure(origin, err, &raw)
-                }
+                Err(failure) => decode_failure(*failure),
             })
         })
         .collect();

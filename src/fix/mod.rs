@@ -121,3 +121,27 @@ pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
         text: String::new(),
     })
 }
+
+/// Rewrite `value: N` of an env entry into `valueFrom: resourceFieldRef: limits.cpu`, in the
+/// entry's own style (block or flow).
+pub fn value_to_cpu_field_ref(src: &Source, y: &Yaml, var: &crate::k8s::EnvVar) -> Option<Edit> {
+    let (key, value) = y.get_entry(var.entry, "value")?;
+    let flow = matches!(
+        y.node(y.resolve(var.entry)?).kind,
+        crate::yaml::NodeKind::Mapping { flow: true, .. }
+    );
+    let range = y.span(key).start..y.span(value).end;
+    let text = if flow {
+        "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()
+    } else {
+        // Indent from the key's column: right whether the key starts its line or follows `- `.
+        let line_start = src.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        block_field_ref(src, &" ".repeat(range.start - line_start))
+    };
+    Some(Edit { range, text })
+}
+
+fn block_field_ref(src: &Source, indent: &str) -> String {
+    let nl = if src.uses_crlf() { "\r\n" } else { "\n" };
+    format!("valueFrom:{nl}{indent}  resourceFieldRef:{nl}{indent}    resource: limits.cpu")
+}

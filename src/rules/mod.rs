@@ -25,7 +25,7 @@ mod gk303;
 mod gk401;
 
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::k8s::container::{Container, Effective, Pod};
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{ConfigMap, Object};
@@ -58,11 +58,6 @@ impl ContainerCtx<'_, '_> {
     /// version was assumed.
     pub fn go_diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
         self.diag(code, node, message).note(self.go.note())
-    }
-
-    /// Shorthand for `severity` that keeps rules readable.
-    pub fn sev(d: Diagnostic, s: Severity) -> Diagnostic {
-        d.severity(s)
     }
 
     /// The node a finding about an effective value points at: the value itself when declared on
@@ -132,38 +127,4 @@ impl ContainerCtx<'_, '_> {
     }
 }
 
-/// Rewrite `value: N` of an env entry into `valueFrom: resourceFieldRef: limits.cpu`, in the
-/// entry's own style (block or flow).
-pub(crate) fn gk201_fieldref_edit(
-    cx: &ContainerCtx,
-    var: &crate::k8s::EnvVar,
-) -> Option<crate::diagnostic::Edit> {
-    let (key, value) = cx.y.get_entry(var.entry, "value")?;
-    let flow = matches!(
-        cx.y.node(cx.y.resolve(var.entry)?).kind,
-        crate::yaml::NodeKind::Mapping { flow: true, .. }
-    );
-    let range = cx.y.span(key).start..cx.y.span(value).end;
-    let text = if flow {
-        "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()
-    } else {
-        let line_start = cx.src.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
-        let indent = &cx.src.text[line_start..range.start];
-        if !indent.chars().all(|c| c == ' ') {
-            // `- value: 4` (the key shares its line with the dash): indent from the key's column.
-            let col = range.start - line_start;
-            return Some(crate::diagnostic::Edit {
-                text: block_field_ref(cx, &" ".repeat(col)),
-                range,
-            });
-        }
-        block_field_ref(cx, indent)
-    };
-    Some(crate::diagnostic::Edit { range, text })
-}
-
-fn block_field_ref(cx: &ContainerCtx, indent: &str) -> String {
-    let nl = if cx.src.uses_crlf() { "\r\n" } else { "\n" };
-    format!("valueFrom:{nl}{indent}  resourceFieldRef:{nl}{indent}    resource: limits.cpu")
-}
 pub use gk109::problem as gk109_problem;

@@ -230,10 +230,6 @@ impl GoView {
         self.version.is_some_and(|v| v >= GO_1_25)
     }
 
-    pub fn version_at_least(&self, v: GoVersion) -> bool {
-        self.version.is_some_and(|have| have >= v)
-    }
-
     pub fn version_below(&self, v: GoVersion) -> bool {
         self.version.is_some_and(|have| have < v)
     }
