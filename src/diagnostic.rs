@@ -112,6 +112,15 @@ impl Diagnostic {
         self
     }
 
+    /// Attach a fix, or say in a note why there is none (an anchor shared with other places, a
+    /// layout the emitters cannot follow).
+    pub fn fix_or_note(self, fix: Result<Fix, String>) -> Self {
+        match fix {
+            Ok(f) => self.with_fix(Some(f)),
+            Err(why) => self.note(why),
+        }
+    }
+
     pub fn severity(mut self, s: Severity) -> Self {
         self.severity = s;
         self

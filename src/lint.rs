@@ -290,6 +290,7 @@ pub fn check_file(
             d.severity = *sev;
         }
     }
+    crate::fix::guard_shared_edits(src, y, &mut kept);
     kept.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
     (kept, stats)
 }

@@ -88,6 +88,7 @@ pub fn render_human(report: FileReport) -> String {
     stats += report.stats;
     let reports = [report];
     let run = Run {
+        fixed: None,
         reports: &reports,
         stats,
     };

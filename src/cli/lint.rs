@@ -11,6 +11,8 @@ use super::{FailOn, Format};
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::diagnostic::Severity;
 use crate::lint::{decode_failure, lint_source, FileReport, Selection, Stats};
+use crate::source::DecodeFailure;
+use std::sync::Arc;
 use crate::output::{self, Run};
 use crate::rules::registry;
 use crate::source::{Origin, Source};
@@ -84,25 +86,41 @@ fn selection(a: &LintArgs) -> Result<Selection, String> {
     })
 }
 
-pub fn run(a: LintArgs) -> i32 {
-    let sel = match selection(&a) {
-        Ok(s) => s,
-        Err(m) => return usage(&m),
-    };
+/// What every command that reads manifests needs: the rule selection, where configs come from, the
+/// inputs found, and whether finding them already failed somewhere.
+pub struct Prepared {
+    pub sel: Selection,
+    pub finder: ConfigFinder,
+    pub inputs: Vec<Input>,
+    pub had_error: bool,
+    pub stdin_name: String,
+}
+
+/// One input, read and decoded, with its config; `None` when the config excludes it.
+pub type Loaded = Option<(Result<Source, Box<DecodeFailure>>, Arc<Config>)>;
+
+/// Check the arguments, find the inputs and report what could not be walked. `Err` is the exit
+/// code of a usage error.
+pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
+    let sel = selection(a).map_err(|m| usage(&m))?;
     let go_version = match a.go_version.as_deref().map(|v| (v, GoVersion::parse(v))) {
         None => None,
         Some((_, Some(v))) => Some(v),
-        Some((v, None)) => return usage(&format!("--go-version must look like 1.25, not {v:?}")),
+        Some((v, None)) => {
+            return Err(usage(&format!(
+                "--go-version must look like 1.25, not {v:?}"
+            )))
+        }
     };
     if a.node_cpus == Some(0) {
-        return usage("--node-cpus must be 1 or more");
+        return Err(usage("--node-cpus must be 1 or more"));
     }
     let explicit = match &a.config {
         Some(p) => match Config::load(p) {
             Ok(c) => Some(c),
             Err(e) => {
                 eprintln!("error: invalid config: {e}");
-                return 2;
+                return Err(2);
             }
         },
         None => None,
@@ -116,7 +134,6 @@ pub fn run(a: LintArgs) -> i32 {
     );
 
     let walked = walk::collect(&a.paths);
-    let mut had_error = !walked.errors.is_empty();
     for (p, m) in &walked.errors {
         eprintln!("error: {p}: {m}");
     }
@@ -127,74 +144,92 @@ pub fn run(a: LintArgs) -> i32 {
             c.display()
         );
     }
+    Ok(Prepared {
+        sel,
+        finder,
+        had_error: !walked.errors.is_empty(),
+        inputs: walked.inputs,
+        stdin_name: a.stdin_filename.clone().unwrap_or_else(|| "-".to_string()),
+    })
+}
 
-    // A progress line only where a person watches and the wait is noticeable.
-    let progress = std::io::stderr().is_terminal() && walked.inputs.len() >= PROGRESS_MIN_FILES;
-    if progress {
-        eprint!("golint-k8s: linting {} files…", walked.inputs.len());
+impl Prepared {
+    /// Read and decode one input and find its config. `Err` is a message for standard error.
+    pub fn load(&self, input: &Input) -> Result<Loaded, String> {
+        let (origin, config_path, bytes) = match input {
+            Input::Stdin => {
+                let mut buf = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut buf)
+                    .map_err(|e| format!("{}: cannot read standard input: {e}", self.stdin_name))?;
+                (
+                    Origin::Stdin(self.stdin_name.clone()),
+                    PathBuf::from(&self.stdin_name),
+                    buf,
+                )
+            }
+            Input::File { path, .. } => {
+                let b = read_capped(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                (Origin::File(path.clone()), path.clone(), b)
+            }
+        };
+        let cfg = self
+            .finder
+            .for_file(&config_path)
+            .map_err(|e| format!("invalid config: {e}"))?;
+        if let Input::File { path, walked: true } = input {
+            if excluded(&cfg, path) {
+                return Ok(None);
+            }
+        }
+        Ok(Some((Source::decode(origin, bytes), cfg)))
     }
-    let stdin_name = a.stdin_filename.clone().unwrap_or_else(|| "-".to_string());
-    let config_errors = std::sync::Mutex::new(Vec::new());
-    let mut reports: Vec<FileReport> = walked
+}
+
+pub fn run(a: LintArgs) -> i32 {
+    let p = match prepare(&a) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    // A progress line only where a person watches and the wait is noticeable.
+    let progress = std::io::stderr().is_terminal() && p.inputs.len() >= PROGRESS_MIN_FILES;
+    if progress {
+        eprint!("golint-k8s: linting {} files…", p.inputs.len());
+    }
+    let errors = std::sync::Mutex::new(Vec::new());
+    let reports: Vec<FileReport> = p
         .inputs
         .par_iter()
-        .filter_map(|input| {
-            let (origin, config_path, bytes) = match input {
-                Input::Stdin => {
-                    let mut buf = Vec::new();
-                    if let Err(e) = std::io::stdin().lock().read_to_end(&mut buf) {
-                        config_errors
-                            .lock()
-                            .unwrap()
-                            .push(format!("{stdin_name}: cannot read standard input: {e}"));
-                        return None;
-                    }
-                    (
-                        Origin::Stdin(stdin_name.clone()),
-                        PathBuf::from(&stdin_name),
-                        buf,
-                    )
-                }
-                Input::File { path, .. } => match read_capped(path) {
-                    Ok(b) => (Origin::File(path.clone()), path.clone(), b),
-                    Err(e) => {
-                        config_errors
-                            .lock()
-                            .unwrap()
-                            .push(format!("{}: {e}", path.display()));
-                        return None;
-                    }
-                },
-            };
-            let cfg = match finder.for_file(&config_path) {
-                Ok(c) => c,
-                Err(e) => {
-                    config_errors
-                        .lock()
-                        .unwrap()
-                        .push(format!("invalid config: {e}"));
-                    return None;
-                }
-            };
-            if let Input::File { path, walked: true } = input {
-                if excluded(&cfg, path) {
-                    return None;
-                }
+        .filter_map(|input| match p.load(input) {
+            Err(e) => {
+                errors.lock().unwrap().push(e);
+                None
             }
-            Some(match Source::decode(origin, bytes) {
-                Ok(src) => lint_source(src, &cfg, &sel),
-                Err(failure) => decode_failure(*failure),
-            })
+            Ok(None) => None,
+            Ok(Some((Ok(src), cfg))) => Some(lint_source(src, &cfg, &p.sel)),
+            Ok(Some((Err(failure), _))) => Some(decode_failure(*failure)),
         })
         .collect();
     if progress {
         // Erase the progress line before anything else is printed.
         eprint!("\r\x1b[K");
     }
-    for e in config_errors.into_inner().unwrap() {
+    let mut had_error = p.had_error;
+    for e in errors.into_inner().unwrap() {
         had_error = true;
         eprintln!("error: {e}");
     }
+    report(&a, reports, None, had_error)
+}
+
+/// Render the reports in the chosen format and pick the exit code from what remains.
+pub fn report(
+    a: &LintArgs,
+    mut reports: Vec<FileReport>,
+    fixed: Option<&[output::FixedOut]>,
+    had_error: bool,
+) -> i32 {
     reports.sort_by(|x, y| x.name.cmp(&y.name));
     let mut stats = Stats::default();
     for r in &reports {
@@ -203,12 +238,12 @@ pub fn run(a: LintArgs) -> i32 {
     let run = Run {
         reports: &reports,
         stats,
+        fixed,
     };
 
     let to_terminal = a.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && !a.no_color && std::env::var_os("NO_COLOR").is_none();
-    let result = write_output(&a, &run, color);
-    match result {
+    match write_output(a, &run, color) {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             return if had_error { 2 } else { 0 }
@@ -221,16 +256,20 @@ pub fn run(a: LintArgs) -> i32 {
     if had_error {
         return 2;
     }
-    let threshold = match a.fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
-        FailOn::Info => Severity::Info,
-    };
+    let threshold = threshold(a.fail_on);
     let failing = reports
         .iter()
         .flat_map(|r| &r.findings)
         .any(|f| f.diagnostic.severity >= threshold);
     i32::from(failing)
+}
+
+pub fn threshold(f: FailOn) -> Severity {
+    match f {
+        FailOn::Error => Severity::Error,
+        FailOn::Warning => Severity::Warning,
+        FailOn::Info => Severity::Info,
+    }
 }
 
 fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
@@ -295,13 +334,13 @@ fn terminal_width() -> Option<usize> {
     std::env::var("COLUMNS").ok()?.parse().ok()
 }
 
-fn usage(m: &str) -> i32 {
+pub fn usage(m: &str) -> i32 {
     eprintln!("error: {m}");
     2
 }
 
 /// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).
-fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     let f = std::fs::File::open(path)
         .map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
     let mut buf = Vec::new();

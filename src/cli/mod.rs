@@ -1,6 +1,7 @@
 //! Command-line interface: argument parsing and the commands. Each command returns an exit code;
 //! `main` only maps it to the process status.
 
+pub mod fix;
 pub mod lint;
 pub mod rules;
 
@@ -22,6 +23,8 @@ pub struct Cli {
 pub enum Command {
     /// Lint manifests (files, directories, or - for standard input).
     Lint(lint::LintArgs),
+    /// Apply fixes in place (safe ones; --unsafe-fixes for all), or show them with --diff.
+    Fix(fix::FixArgs),
     /// List every rule: code, name, default severity, fix.
     Rules,
     /// Print a rule's documentation.
@@ -59,6 +62,7 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     };
     match cli.command {
         Command::Lint(a) => lint::run(a),
+        Command::Fix(a) => fix::run(a),
         Command::Rules => rules::list(),
         Command::Explain { rule } => rules::explain(&rule),
     }

@@ -1,10 +1,14 @@
 //! Fix edits: byte-range replacements on the original text, never a re-serialisation, so that
 //! everything a fix does not mean to change stays byte-for-byte the same.
 //!
-//! This module holds the primitive edits rules attach to their findings; applying them (and the
-//! re-lint loop) lives with the `fix` command.
+//! This module holds the primitive edits rules attach to their findings; [`emit`] writes new
+//! entries in the file's own style, and [`engine`] applies fixes and re-lints until stable.
 
-use crate::diagnostic::Edit;
+pub mod emit;
+pub mod engine;
+pub mod write;
+
+use crate::diagnostic::{Diagnostic, Edit};
 use crate::source::Source;
 use crate::yaml::{NodeId, Style, Yaml};
 
@@ -52,12 +56,12 @@ pub fn replace_scalar(y: &Yaml, node: NodeId, new_value: &str) -> Option<Edit> {
     })
 }
 
-/// Delete a block-style `key: value` entry that sits alone on its line(s), line break included.
-/// Returns None when the entry shares its line with something else (flow style), where deleting
-/// would need more care than a line edit.
+/// Delete a block-style `key: value` entry (a nested block value included) that sits alone on its
+/// lines, line break included. Returns None when the entry shares its line with something else
+/// (flow style), where deleting would need more care than a line edit.
 pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> Option<Edit> {
     let start = y.span(key).start;
-    let end = y.span(value).end;
+    let end = content_end(y, value);
     let line_start = src.text[..start].rfind('\n').map_or(0, |i| i + 1);
     if !src.text[line_start..start]
         .chars()
@@ -144,4 +148,54 @@ pub fn value_to_cpu_field_ref(src: &Source, y: &Yaml, var: &crate::k8s::EnvVar) 
 fn block_field_ref(src: &Source, indent: &str) -> String {
     let nl = if src.uses_crlf() { "\r\n" } else { "\n" };
     format!("valueFrom:{nl}{indent}  resourceFieldRef:{nl}{indent}    resource: limits.cpu")
+}
+
+/// Drop fixes whose edits fall inside an anchored node that aliases reuse: editing the anchor would
+/// change every place it is used, which the finding never asked for. The finding says why.
+pub fn guard_shared_edits(src: &Source, y: &Yaml, diags: &mut [Diagnostic]) {
+    let shared: Vec<std::ops::Range<usize>> = y
+        .nodes
+        .iter()
+        .filter_map(|n| match n.kind {
+            crate::yaml::NodeKind::Alias { target: Some(t) } => {
+                Some(y.span(t).start..content_end(y, t))
+            }
+            _ => None,
+        })
+        .collect();
+    if shared.is_empty() {
+        return;
+    }
+    for d in diags {
+        let inside = d.fix.as_ref().is_some_and(|f| {
+            f.edits.iter().any(|e| {
+                let r = trimmed(&src.text, &e.range);
+                shared.iter().any(|s| {
+                    if r.is_empty() {
+                        s.start < r.start && r.start < s.end
+                    } else {
+                        s.start <= r.start && r.end <= s.end
+                    }
+                })
+            })
+        });
+        if inside {
+            d.fix = None;
+            d.notes.push("not fixed automatically: the fix would edit an anchored node (&…) that aliases reuse elsewhere in the file, changing those places too".into());
+        }
+    }
+}
+
+/// An edit's range without surrounding white space and sequence dashes, which belong to no node.
+pub fn trimmed(text: &str, r: &std::ops::Range<usize>) -> std::ops::Range<usize> {
+    if r.is_empty() {
+        return r.clone();
+    }
+    let s = &text[r.clone()];
+    let lead = s.len() - s.trim_start_matches([' ', '\t', '\r', '\n', '-']).len();
+    let body = s.trim_end_matches([' ', '\t', '\r', '\n', ',']).len();
+    if lead >= body {
+        return r.start + lead..r.start + lead;
+    }
+    r.start + lead..r.start + body
 }

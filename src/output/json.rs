@@ -15,6 +15,9 @@ struct Output<'a> {
     tool: Tool,
     findings: Vec<FindingOut<'a>>,
     summary: Summary,
+    /// Only from `fix`: what it applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fixed: Option<&'a [super::FixedOut]>,
 }
 
 #[derive(Serialize)]
@@ -148,6 +151,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
         },
         findings,
         summary,
+        fixed: run.fixed,
     };
     serde_json::to_writer_pretty(&mut *out, &doc).map_err(std::io::Error::other)?;
     writeln!(out)

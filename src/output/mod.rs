@@ -16,8 +16,29 @@ pub fn doc_url(code: &str) -> String {
     format!("{DOCS_BASE}{}-{}.md", rule.code, rule.name)
 }
 
-/// Everything a format needs: reports sorted by file name, and totals.
+/// Everything a format needs: reports sorted by file name, totals, and for `fix` what it applied.
 pub struct Run<'a> {
     pub reports: &'a [FileReport],
     pub stats: Stats,
+    pub fixed: Option<&'a [FixedOut]>,
+}
+
+/// A fix that `fix` applied (or, with `--diff`/`--check`, would apply), located in the original
+/// file. `path` names the smallest node holding all its edits: nothing outside it changed.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FixedOut {
+    pub file: String,
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub applicability: crate::diagnostic::Applicability,
+    pub title: String,
+    pub document: usize,
+    /// The object's name and the container, as in findings.
+    pub object: Option<String>,
+    pub container: Option<String>,
+    pub path: Vec<crate::fix::engine::PathSeg>,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
 }

@@ -2,7 +2,10 @@
 //! pacing by GOGC alone, blind to the cgroup limit, so the heap can outgrow it before a collection.
 
 use super::ContainerCtx;
-use crate::diagnostic::Diagnostic;
+use crate::config::MemLimitStrategy;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::fix::emit::{add_env, NewValue, Skip};
+use crate::k8s::container::{EffectiveValue, ValueOrigin};
 use crate::runtime::{describe_bytes, gomemlimit_for, GO_1_19};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
@@ -42,5 +45,48 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if let Some(n) = cx.unresolved_env_from_note() {
         d = d.note(n);
     }
-    out.push(d);
+    out.push(d.fix_or_note(add_gomemlimit(cx, limit)));
+}
+
+/// The fix GK101 and GK107 share: add GOMEMLIMIT at the configured ratio of the memory limit (or,
+/// with `gomemlimit.strategy: field-ref`, from the downward API), in the container's env style.
+pub(super) fn add_gomemlimit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> {
+    let target = gomemlimit_for(limit.quantity.value_ceil(), cx.cfg.gomemlimit_ratio);
+    // The downward API sees a limit the container has after admission (its own, a LimitRange
+    // default, a pod-level limit); it never sees anything else.
+    let field_ref = cx.cfg.gomemlimit_strategy == MemLimitStrategy::FieldRef
+        && matches!(
+            limit.origin,
+            ValueOrigin::Declared | ValueOrigin::LimitRange { .. } | ValueOrigin::PodLevel
+        );
+    let (value, title) = if field_ref {
+        (
+            NewValue::ResourceFieldRef("limits.memory"),
+            "add GOMEMLIMIT from resourceFieldRef limits.memory".to_string(),
+        )
+    } else {
+        (
+            NewValue::Literal(&target),
+            format!(
+                "add GOMEMLIMIT=\"{target}\" ({:.0} % of the memory limit {})",
+                cx.cfg.gomemlimit_ratio * 100.0,
+                limit.text
+            ),
+        )
+    };
+    let edit = add_env(cx.src, cx.y, cx.c, "GOMEMLIMIT", value)?;
+    // An envFrom source we cannot see may already set GOMEMLIMIT; an env entry would override it.
+    let (applicability, title) = if cx.unresolved_env_from_note().is_some() {
+        (
+            Applicability::Unsafe,
+            format!("{title}; it overrides any GOMEMLIMIT from envFrom"),
+        )
+    } else {
+        (Applicability::Safe, title)
+    };
+    Ok(Fix {
+        applicability,
+        title,
+        edits: vec![edit],
+    })
 }

@@ -4,6 +4,7 @@
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::replace_scalar;
+use crate::yaml::Style;
 use crate::k8s::container::ValueOrigin;
 use crate::runtime::describe_bytes;
 
@@ -39,10 +40,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         d = d.note(n);
     }
     if request.is_declared() {
-        if let Some(edit) = request
-            .node
-            .and_then(|n| replace_scalar(cx.y, n, &limit.text))
-        {
+        if let Some(edit) = request.node.and_then(|n| copy_quantity(cx, n, limit)) {
             d = d.with_fix(Some(Fix {
                 applicability: Applicability::Unsafe,
                 title: format!("set the memory request to the limit {}", limit.text),
@@ -51,4 +49,23 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         }
     }
     out.push(d);
+}
+
+/// Write the limit into the request. Both plain: copy the limit's text as written, so the request
+/// reads exactly as the limit does (`512Mi`, not `"512Mi"`); otherwise quote as `replace_scalar` does.
+fn copy_quantity(
+    cx: &ContainerCtx,
+    request: crate::yaml::NodeId,
+    limit: &crate::k8s::container::EffectiveValue,
+) -> Option<crate::diagnostic::Edit> {
+    let plain = |n| matches!(cx.y.scalar(n), Some((_, Style::Plain, None)));
+    match limit.node {
+        Some(l) if limit.is_declared() && plain(l) && plain(request) && !cx.y.is_alias(l) && !cx.y.is_alias(request) => {
+            Some(crate::diagnostic::Edit {
+                range: cx.y.span(request),
+                text: cx.src.text[cx.y.span(l)].to_string(),
+            })
+        }
+        _ => replace_scalar(cx.y, request, &limit.text),
+    }
 }

@@ -2,7 +2,8 @@
 //! never runs; the heap grows until the cgroup OOM-kills the container (§4).
 
 use super::ContainerCtx;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::fix::replace_scalar;
 use crate::runtime::{
     describe_bytes, gomemlimit_for, parse_gogc, parse_gomemlimit, GoGc, GoMemLimit,
 };
@@ -36,12 +37,28 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         format!("GOGC={text} with no GOMEMLIMIT: the garbage collector never runs, so the heap grows until the container is OOM-killed"),
     );
     d = match &cx.eff.limit_memory {
-        Some(l) => d.note(format!(
-            "with the memory limit {} ({}), set GOMEMLIMIT to \"{}\" so the GC runs only near the limit",
-            l.text,
-            describe_bytes(l.quantity.value_ceil()),
-            gomemlimit_for(l.quantity.value_ceil(), cx.cfg.gomemlimit_ratio)
-        )),
+        Some(l) => {
+            let target = gomemlimit_for(l.quantity.value_ceil(), cx.cfg.gomemlimit_ratio);
+            let d = d.note(format!(
+                "with the memory limit {} ({}), set GOMEMLIMIT to \"{target}\" so the GC runs only near the limit",
+                l.text,
+                describe_bytes(l.quantity.value_ceil()),
+            ));
+            // GOMEMLIMIT=off written in the env: correct it in place; absent: add it.
+            match cx.c.env_var("GOMEMLIMIT") {
+                Some(v) => d.with_fix(replace_scalar(cx.y, v.value_node(), &target).map(|e| {
+                    Fix {
+                        applicability: Applicability::Safe,
+                        title: format!("set GOMEMLIMIT to \"{target}\""),
+                        edits: vec![e],
+                    }
+                })),
+                None if cx.env_from_value("GOMEMLIMIT").is_some() => d.note(
+                    "not fixed automatically: GOMEMLIMIT=off comes from an envFrom ConfigMap; change it there",
+                ),
+                None => d.fix_or_note(super::gk101::add_gomemlimit(cx, l)),
+            }
+        }
         None => d.note("the container has no memory limit either: set one and a GOMEMLIMIT below it, or drop GOGC=off"),
     };
     out.push(d);

@@ -3,7 +3,8 @@
 //! period and then every goroutine waits for the next one.
 
 use super::ContainerCtx;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::fix::emit::{add_env, NewValue};
 use crate::runtime::throttle::{
     burn, ceil_cpus, describe_cpus, go125_gomaxprocs, limit_millis, ms, quota_ms,
 };
@@ -55,8 +56,31 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if let Some(n) = limit.origin_note("CPU limit") {
         d = d.note(n);
     }
-    if let Some(n) = cx.unresolved_env_from_note() {
-        d = d.note(n);
+    let unseen_env_from = cx.unresolved_env_from_note();
+    if let Some(n) = &unseen_env_from {
+        d = d.note(n.clone());
     }
-    out.push(d);
+    let fix = add_env(
+        cx.src,
+        cx.y,
+        cx.c,
+        "GOMAXPROCS",
+        NewValue::ResourceFieldRef("limits.cpu"),
+    )
+    .map(|e| {
+        // An envFrom source we cannot see may already set GOMAXPROCS; an env entry overrides it.
+        let (applicability, also) = match unseen_env_from {
+            Some(_) => (
+                Applicability::Unsafe,
+                "; it overrides any GOMAXPROCS from envFrom",
+            ),
+            None => (Applicability::Safe, ""),
+        };
+        Fix {
+            applicability,
+            title: format!("add GOMAXPROCS from resourceFieldRef limits.cpu{also}"),
+            edits: vec![e],
+        }
+    });
+    out.push(d.fix_or_note(fix));
 }

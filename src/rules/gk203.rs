@@ -3,8 +3,9 @@
 
 use super::ContainerCtx;
 use crate::config::CpuLimits;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::k8s::container::EnvValue;
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::fix::emit::{add_entry, add_nested_entry, guard_shared, remove_entry, rename_key, Skip};
+use crate::k8s::container::{EffectiveValue, EnvValue, Resource};
 use crate::runtime::throttle::{
     burn, ceil_cpus, describe_cpus, go125_gomaxprocs, limit_millis, ms, quota_ms,
 };
@@ -49,22 +50,74 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if let Some(n) = limit.origin_note("CPU limit") {
         d = d.note(n);
     }
-    // Deleting the limit line is exact when the container keeps a CPU request of its own; moving
-    // the limit into a missing request is an insertion, left to the fix engine.
-    let has_request = cx.eff.request_cpu.as_ref().is_some_and(|r| r.is_declared());
-    if limit.is_declared() && has_request {
-        let entry = cx.c.resources.limits.cpu.as_ref().map(|q| (q.key, q.node));
-        let edit = entry.and_then(|(k, v)| crate::fix::delete_line_entry(cx.src, cx.y, k, v));
-        d = d.with_fix(edit.map(|e| crate::diagnostic::Fix {
-            applicability: crate::diagnostic::Applicability::Unsafe,
-            title: format!(
-                "remove the CPU limit {} (the CPU request stays)",
-                limit.text
-            ),
-            edits: vec![e],
-        }));
+    if limit.is_declared() {
+        d = d.fix_or_note(remove_limit(cx, limit));
     }
     out.push(d);
+}
+
+/// Delete the CPU limit; without a CPU request of its own the container would lose its CPU
+/// guarantee, so the old limit becomes the request.
+fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> {
+    let (y, src) = (cx.y, cx.src);
+    let res = cx.c.resources.node.ok_or("not fixed automatically: no resources mapping")?;
+    let (limits_key, limits) = y
+        .get_entry(res, "limits")
+        .ok_or("not fixed automatically: no limits mapping")?;
+    let q = cx.c.resources.limits.cpu.as_ref().ok_or("not fixed automatically: no CPU limit")?;
+    guard_shared(y, limits, "the limits mapping")?;
+    if cx.limit_ranges.iter().any(|lr| lr.default_limit(Resource::Cpu).is_some()) {
+        return Err("not fixed automatically: a LimitRange in this namespace would put a default CPU limit back".into());
+    }
+    if y.is_alias(q.node) {
+        return Err("not fixed automatically: the CPU limit is an alias".into());
+    }
+    // Without the limit the downward API hands out the node's allocatable CPUs instead (§7.2).
+    let reader = cx.c.env.iter().find(|v| match &v.value {
+        EnvValue::ResourceFieldRef(f) => {
+            f.resource.as_ref().is_some_and(|(r, _)| r == "limits.cpu")
+                && f.container_name.as_ref().is_none_or(|(n, _)| Some(n) == cx.c.name.as_ref())
+        }
+        _ => false,
+    });
+    if let Some(v) = reader {
+        return Err(format!(
+            "not fixed automatically: {} reads limits.cpu through the downward API, and without the limit it would get the node's CPU count; decide its value first",
+            v.name
+        ));
+    }
+    let only_cpu = y.entries(limits).len() == 1;
+    // Remove the cpu entry, or the whole `limits:` when cpu was all it held.
+    let remove = || {
+        if only_cpu {
+            remove_entry(src, y, res, limits_key, limits)
+        } else {
+            remove_entry(src, y, limits, q.key, q.node)
+        }
+    };
+    let has_request = cx.eff.request_cpu.as_ref().is_some_and(|r| r.is_declared());
+    if has_request {
+        return Ok(Fix {
+            applicability: Applicability::Unsafe,
+            title: format!("remove the CPU limit {} (the CPU request stays)", limit.text),
+            edits: vec![remove()?],
+        });
+    }
+    let limit_text = &src.text[y.span(q.node)];
+    let edits = match y.get_entry(res, "requests") {
+        Some((_, requests)) if y.is_mapping(requests) && !y.entries(requests).is_empty() => {
+            vec![remove()?, add_entry(src, y, requests, "cpu", limit_text)?]
+        }
+        Some(_) => return Err("not fixed automatically: the requests entry is not a mapping".into()),
+        // `limits: {cpu: X}` alone becomes `requests: {cpu: X}` by renaming one key.
+        None if only_cpu => vec![rename_key(y, limits_key, "requests")?],
+        None => vec![remove()?, add_nested_entry(src, y, res, "requests", "cpu", limit_text)?],
+    };
+    Ok(Fix {
+        applicability: Applicability::Unsafe,
+        title: format!("move the CPU limit {} to the CPU request", limit.text),
+        edits,
+    })
 }
 
 /// The number of threads the container will run busy, and why.

@@ -1,0 +1,337 @@
+//! `golint-k8s fix`: the lint pipeline, then the fix engine per file, then an atomic write (or a
+//! diff, or only a verdict). Files are independent: one that cannot be parsed or written is
+//! reported and the others are still fixed.
+
+use std::io::Write;
+
+use clap::Args;
+use rayon::prelude::*;
+
+use super::lint::{prepare, report, usage, LintArgs, Prepared};
+use crate::diagnostic::Applicability;
+use crate::fix::engine::{fix_source, Failure, Outcome};
+use crate::fix::write::write_atomic;
+use crate::lint::{decode_failure, lint_source, FileReport};
+use crate::output::FixedOut;
+use crate::rules::registry;
+use crate::source::{Origin, Source};
+use crate::walk::Input;
+
+#[derive(Args, Debug, Clone)]
+pub struct FixArgs {
+    #[command(flatten)]
+    pub common: LintArgs,
+    /// Also apply unsafe fixes: they change requests or limits (scheduling, cost, QoS class).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print a unified diff of what would change and write nothing.
+    #[arg(long)]
+    pub diff: bool,
+    /// Write nothing; exit 1 when a file would change.
+    #[arg(long)]
+    pub check: bool,
+}
+
+/// What happened to one file.
+struct FileFix {
+    name: String,
+    /// The findings left after fixing (or of the original, when nothing was written).
+    report: FileReport,
+    fixed: Vec<FixedOut>,
+    changed: bool,
+    diff: Option<String>,
+    error: Option<String>,
+    note: Option<String>,
+}
+
+pub fn run(a: FixArgs) -> i32 {
+    let p = match prepare(&a.common) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let stdin = p.inputs.iter().any(|i| matches!(i, Input::Stdin));
+    if stdin && p.inputs.len() > 1 {
+        return usage("fix reads standard input (-) on its own, not together with paths");
+    }
+    if stdin {
+        return run_stdin(&a, &p);
+    }
+    let errors = std::sync::Mutex::new(Vec::new());
+    let mut results: Vec<FileFix> = p
+        .inputs
+        .par_iter()
+        .filter_map(|input| match p.load(input) {
+            Err(e) => {
+                errors.lock().unwrap().push(e);
+                None
+            }
+            Ok(None) => None,
+            Ok(Some((Err(failure), _))) => {
+                let report = decode_failure(*failure);
+                Some(FileFix {
+                    name: report.name.clone(),
+                    report,
+                    fixed: Vec::new(),
+                    changed: false,
+                    diff: None,
+                    error: None,
+                    note: None,
+                })
+            }
+            Ok(Some((Ok(src), cfg))) => {
+                let outcome = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
+                Some(settle(&a, outcome, &cfg, &p))
+            }
+        })
+        .collect();
+    results.sort_by(|x, y| x.name.cmp(&y.name));
+    let mut had_error = p.had_error;
+    for e in errors.into_inner().unwrap() {
+        had_error = true;
+        eprintln!("error: {e}");
+    }
+    for r in &results {
+        if let Some(e) = &r.error {
+            had_error = true;
+            eprintln!("error: {}: {e}", r.name);
+        }
+        if let Some(n) = &r.note {
+            eprintln!("note: {}: {n}", r.name);
+        }
+    }
+    let summary = summary(&a, &results);
+    if a.diff || a.check {
+        let mut out = std::io::stdout().lock();
+        for r in results.iter().filter(|r| r.changed) {
+            let written = if a.diff {
+                out.write_all(r.diff.as_deref().unwrap_or("").as_bytes())
+            } else {
+                writeln!(
+                    out,
+                    "would fix {} in {}",
+                    problems(r.fixed.len()),
+                    r.name
+                )
+            };
+            if let Err(e) = written.and_then(|()| out.flush()) {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    break;
+                }
+                eprintln!("error: cannot write output: {e}");
+                return 2;
+            }
+        }
+        if !a.common.quiet {
+            eprintln!("{summary}");
+        }
+        return if had_error {
+            2
+        } else {
+            i32::from(results.iter().any(|r| r.changed))
+        };
+    }
+    let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
+    let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
+    let code = report(&a.common, reports, Some(&fixed), had_error);
+    if !a.common.quiet {
+        eprintln!("{summary}");
+    }
+    code
+}
+
+/// Turn the engine's outcome into a written file (or a diff) and what is left to report.
+fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) -> FileFix {
+    let name = o.remaining.name.clone();
+    let mut f = FileFix {
+        name: name.clone(),
+        fixed: fixed_out(&o),
+        changed: o.changed(),
+        diff: None,
+        error: None,
+        note: None,
+        report: o.remaining,
+    };
+    match o.error {
+        Some(Failure::Unparseable(m)) => f.note = Some(m),
+        Some(Failure::Broken(m)) => f.error = Some(m),
+        None => {}
+    }
+    if !f.changed {
+        return f;
+    }
+    if a.diff {
+        f.diff = Some(unified_diff(&name, &o.original, &o.text));
+    } else if !a.check {
+        let Origin::File(path) = &f.report.origin else {
+            return f;
+        };
+        if let Err(e) = write_atomic(path, o.original.as_bytes(), &o.text) {
+            // Nothing was written: report the original's findings, not the fixed text's.
+            f.error = Some(format!("not fixed: {e}"));
+            f.changed = false;
+            f.fixed.clear();
+            f.report = lint_source(
+                Source::from_text(f.report.origin.clone(), o.original),
+                cfg,
+                &p.sel,
+            );
+        }
+    }
+    f
+}
+
+fn fixed_out(o: &Outcome) -> Vec<FixedOut> {
+    let src = Source::from_text(o.remaining.origin.clone(), o.original.clone());
+    o.applied
+        .iter()
+        .map(|x| {
+            let (line, column) = src.line_col(x.original_range.start);
+            let (end_line, end_column) = src.line_col(x.original_range.end);
+            FixedOut {
+                file: o.remaining.name.clone(),
+                code: x.code,
+                rule: registry::by_code(x.code).name,
+                applicability: x.applicability,
+                title: x.title.clone(),
+                document: x.document,
+                object: x.object.clone(),
+                container: x.container.clone(),
+                path: x.path.clone(),
+                line,
+                column,
+                end_line,
+                end_column,
+            }
+        })
+        .collect()
+}
+
+pub fn unified_diff(name: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{name}"), &format!("b/{name}"))
+        .to_string()
+}
+
+fn problems(n: usize) -> String {
+    format!("{n} problem{}", if n == 1 { "" } else { "s" })
+}
+
+/// "fixed 3 problems in 2 files; 1 remaining (1 more fixable with --unsafe-fixes)".
+fn summary(a: &FixArgs, results: &[FileFix]) -> String {
+    let applied: usize = results.iter().map(|r| r.fixed.len()).sum();
+    let files = results.iter().filter(|r| r.changed).count();
+    let remaining: usize = results.iter().map(|r| r.report.findings.len()).sum();
+    let hidden = if a.unsafe_fixes {
+        0
+    } else {
+        results
+            .iter()
+            .flat_map(|r| &r.report.findings)
+            .filter(|f| {
+                f.diagnostic
+                    .fix
+                    .as_ref()
+                    .is_some_and(|x| x.applicability == Applicability::Unsafe)
+            })
+            .count()
+    };
+    let verb = if a.diff || a.check {
+        "would fix"
+    } else {
+        "fixed"
+    };
+    let mut s = format!(
+        "{verb} {} in {} file{}; {remaining} remaining",
+        problems(applied),
+        files,
+        if files == 1 { "" } else { "s" }
+    );
+    if hidden > 0 {
+        s.push_str(&format!(" ({hidden} more fixable with --unsafe-fixes)"));
+    }
+    s
+}
+
+/// `fix -`: the fixed text (or the diff) on standard output, everything else on standard error,
+/// so `helm template … | golint-k8s fix - > fixed.yaml` works.
+fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
+    let (src, cfg) = match p.load(&Input::Stdin) {
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+        Ok(None) => return 0,
+        Ok(Some((Err(failure), _))) => {
+            // Not text we can fix: pass the bytes through untouched and say why.
+            let bytes = failure.bytes.clone();
+            let report = decode_failure(*failure);
+            if !(a.check || a.diff) {
+                let _ = std::io::stdout().lock().write_all(&bytes);
+            }
+            eprint_findings(std::slice::from_ref(&report));
+            return 1;
+        }
+        Ok(Some((Ok(src), cfg))) => (src, cfg),
+    };
+    let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
+    let name = o.remaining.name.clone();
+    let f = FileFix {
+        name: name.clone(),
+        fixed: fixed_out(&o),
+        changed: o.changed(),
+        diff: None,
+        error: None,
+        note: None,
+        report: o.remaining,
+    };
+    if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
+        eprintln!("note: {name}: {m}");
+    }
+    let out = if a.diff {
+        unified_diff(&name, &o.original, &o.text)
+    } else if a.check {
+        String::new()
+    } else {
+        o.text.clone()
+    };
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write output: {e}");
+            return 2;
+        }
+    }
+    if !a.common.quiet {
+        eprint_findings(std::slice::from_ref(&f.report));
+        eprintln!("{}", summary(a, std::slice::from_ref(&f)));
+    }
+    if matches!(o.error, Some(Failure::Broken(_))) {
+        return 2;
+    }
+    if a.diff || a.check {
+        return i32::from(f.changed);
+    }
+    let threshold = super::lint::threshold(a.common.fail_on);
+    i32::from(
+        f.report
+            .findings
+            .iter()
+            .any(|x| x.diagnostic.severity >= threshold),
+    )
+}
+
+fn eprint_findings(reports: &[FileReport]) {
+    let mut stats = crate::lint::Stats::default();
+    for r in reports {
+        stats += r.stats;
+    }
+    let run = crate::output::Run {
+        reports,
+        stats,
+        fixed: None,
+    };
+    let mut err = std::io::stderr().lock();
+    let _ = crate::output::concise::write(&run, &mut err);
+}

@@ -1,0 +1,545 @@
+//! Style-aware emitters: new YAML text that reads as if the author of the file had written it
+//! (their indent unit, their block-sequence indentation, flow where they used flow, their line
+//! breaks), plus the guard that stops a fix from editing text an alias shares with other places.
+//!
+//! Every emitter returns an [`Edit`] on the original text or a [`Skip`] that says, in words meant
+//! for the finding's notes, why the fix was not attached.
+
+use crate::diagnostic::Edit;
+use crate::k8s::container::Container;
+use crate::source::Source;
+use crate::yaml::{NodeId, NodeKind, Yaml};
+
+use super::{content_end, quote};
+
+/// Why an emitter declined; shown as a note on the finding.
+pub type Skip = String;
+
+/// The value of a new env entry.
+#[derive(Debug, Clone, Copy)]
+pub enum NewValue<'a> {
+    /// A literal, always written quoted (YAML 1.1 would mis-type `4` or `off`).
+    Literal(&'a str),
+    /// `valueFrom.resourceFieldRef.resource` (divisor left at its default of 1).
+    ResourceFieldRef(&'a str),
+}
+
+/// How the file around an edit is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    pub nl: &'static str,
+    /// Columns a nested block mapping is indented by (2 or 4 in practice).
+    pub unit: usize,
+    /// Columns a block sequence's dash sits right of its parent key (0: `key:\n- item`).
+    pub seq_indent: usize,
+    /// The file is JSON: new keys and strings are written double-quoted so it stays JSON.
+    pub json: bool,
+}
+
+impl Layout {
+    /// Read the layout from the file itself: the most common indent of nested mappings and of
+    /// block sequences under a key. Files with no nesting get two spaces, indented sequences.
+    pub fn detect(src: &Source, y: &Yaml) -> Layout {
+        let text = src.text.as_str();
+        let mut units = [0usize; 9];
+        let mut seqs = [0usize; 9];
+        for node in &y.nodes {
+            let NodeKind::Mapping {
+                entries,
+                flow: false,
+            } = &node.kind
+            else {
+                continue;
+            };
+            for &(k, v) in entries {
+                let key_at = y.span(k).start;
+                match &y.node(v).kind {
+                    NodeKind::Mapping {
+                        entries: inner,
+                        flow: false,
+                    } => {
+                        if let Some(&(ik, _)) = inner.first() {
+                            let at = y.span(ik).start;
+                            if on_later_line(text, key_at, at) {
+                                let d = column(text, at).saturating_sub(column(text, key_at));
+                                if (1..units.len()).contains(&d) {
+                                    units[d] += 1;
+                                }
+                            }
+                        }
+                    }
+                    NodeKind::Sequence { items, flow: false } => {
+                        if let Some(dash) = items.first().and_then(|&i| dash_before(text, y, i)) {
+                            if on_later_line(text, key_at, dash) {
+                                let d = column(text, dash).saturating_sub(column(text, key_at));
+                                if d < seqs.len() {
+                                    seqs[d] += 1;
+                                }
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let most = |counts: &[usize; 9], default: usize| {
+            let (best, n) = counts
+                .iter()
+                .enumerate()
+                .max_by_key(|(i, n)| (**n, usize::MAX - i))
+                .unwrap_or((default, &0));
+            if *n == 0 {
+                default
+            } else {
+                best
+            }
+        };
+        let unit = most(&units, 2);
+        let json = y.docs.iter().filter_map(|d| d.root).any(|r| {
+            matches!(&y.node(r).kind, NodeKind::Mapping { entries, flow: true }
+                if entries.first().is_some_and(|&(k, _)| {
+                    matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
+                }))
+        });
+        Layout {
+            nl: if src.uses_crlf() { "\r\n" } else { "\n" },
+            unit,
+            seq_indent: most(&seqs, unit),
+            json,
+        }
+    }
+}
+
+fn line_start(text: &str, pos: usize) -> usize {
+    text[..pos].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Offset just past the line break of the line holding `pos` (the text's end on the last line).
+fn next_line(text: &str, pos: usize) -> usize {
+    text[pos..].find('\n').map_or(text.len(), |i| pos + i + 1)
+}
+
+fn column(text: &str, pos: usize) -> usize {
+    pos - line_start(text, pos)
+}
+
+fn on_later_line(text: &str, a: usize, b: usize) -> bool {
+    b > a && text[a..b].contains('\n')
+}
+
+/// The `-` that introduces a block sequence item (it may sit on an earlier line than the item).
+fn dash_before(text: &str, y: &Yaml, item: NodeId) -> Option<usize> {
+    let start = y.span(item).start;
+    let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
+    before.ends_with('-').then(|| before.len() - 1)
+}
+
+/// Refuse to edit a node that lies inside an anchored node some alias refers to: the edit would
+/// change every place that alias appears.
+pub fn guard_shared(y: &Yaml, node: NodeId, what: &str) -> Result<(), Skip> {
+    if y.is_alias(node) {
+        return Err(format!(
+            "not fixed automatically: {what} is an alias (*…) of an anchored node used elsewhere; change it where the anchor is defined"
+        ));
+    }
+    let r = y.span(node);
+    let shared = y.nodes.iter().any(|n| match n.kind {
+        NodeKind::Alias { target: Some(t) } => {
+            let ts = y.span(t);
+            ts.start <= r.start && r.end <= ts.end && !r.is_empty()
+        }
+        _ => false,
+    });
+    if shared {
+        return Err(format!(
+            "not fixed automatically: {what} sits inside an anchored node (&…) that aliases reuse elsewhere in the file, so editing it would change those places too"
+        ));
+    }
+    Ok(())
+}
+
+impl Layout {
+    /// A key (or a plain string such as an env name) as this file writes it in flow style.
+    fn word(&self, w: &str) -> String {
+        if self.json {
+            format!("\"{w}\"")
+        } else {
+            w.to_string()
+        }
+    }
+
+    /// What goes before a new flow entry that follows `last`: `, ` on one line, or a line break
+    /// and the last entry's indentation when the collection has one entry per line.
+    fn flow_sep(&self, text: &str, last: usize) -> String {
+        let start = line_start(text, last);
+        let indent = &text[start..last];
+        if indent.chars().all(|c| c == ' ') {
+            format!(",{}{indent}", self.nl)
+        } else {
+            ", ".to_string()
+        }
+    }
+}
+
+fn flow_item(lay: &Layout, name: &str, value: NewValue) -> String {
+    let w = |x: &str| lay.word(x);
+    match value {
+        NewValue::Literal(v) => {
+            format!("{{{}: {}, {}: {}}}", w("name"), w(name), w("value"), quote(v, false))
+        }
+        NewValue::ResourceFieldRef(r) => format!(
+            "{{{}: {}, {}: {{{}: {{{}: {}}}}}}}",
+            w("name"),
+            w(name),
+            w("valueFrom"),
+            w("resourceFieldRef"),
+            w("resource"),
+            w(r)
+        ),
+    }
+}
+
+/// A block sequence item for an env entry: `dash` is the indentation before `-`, `pad` the
+/// columns from the dash to the item's keys (2 for `- name`).
+fn block_item(lay: &Layout, dash: &str, pad: usize, name: &str, value: NewValue) -> String {
+    let nl = lay.nl;
+    let key = format!("{dash}{}", " ".repeat(pad));
+    let unit = " ".repeat(lay.unit);
+    let first = format!("{dash}-{}name: {name}{nl}", " ".repeat(pad.max(1) - 1));
+    match value {
+        NewValue::Literal(v) => format!("{first}{key}value: {}{nl}", quote(v, false)),
+        NewValue::ResourceFieldRef(r) => format!(
+            "{first}{key}valueFrom:{nl}{key}{unit}resourceFieldRef:{nl}{key}{unit}{unit}resource: {r}{nl}"
+        ),
+    }
+}
+
+/// Insert `block` (lines each ending in a line break) at `at`, a line start. At the end of a file
+/// without a final line break, the break moves in front so the file still ends the way it did.
+fn insert_lines(src: &Source, lay: &Layout, at: usize, block: String) -> Edit {
+    let text = if at == src.text.len() && !src.text.is_empty() && !src.text.ends_with('\n') {
+        format!("{}{}", lay.nl, block.strip_suffix(lay.nl).unwrap_or(&block))
+    } else {
+        block
+    };
+    Edit {
+        range: at..at,
+        text,
+    }
+}
+
+/// Add an env entry to a container: appended to its `env` list in that list's style, or a new
+/// `env:` key after `image:` when there is none.
+pub fn add_env(
+    src: &Source,
+    y: &Yaml,
+    c: &Container,
+    name: &str,
+    value: NewValue,
+) -> Result<Edit, Skip> {
+    let text = src.text.as_str();
+    let lay = Layout::detect(src, y);
+    if let Some(env) = c.env_node {
+        guard_shared(y, env, "the container's env list")?;
+        return match &y.node(env).kind {
+            NodeKind::Sequence { items, flow: true } => {
+                let (at, sep) = match items.last() {
+                    Some(&last) => (y.span(last).end, lay.flow_sep(text, y.span(last).start)),
+                    None => (y.span(env).end - 1, String::new()),
+                };
+                Ok(Edit {
+                    range: at..at,
+                    text: format!("{sep}{}", flow_item(&lay, name, value)),
+                })
+            }
+            NodeKind::Sequence { items, flow: false } => {
+                let last = *items.last().ok_or("not fixed automatically: empty env list")?;
+                let dash = dash_before(text, y, last)
+                    .ok_or("not fixed automatically: cannot tell where the env list's items start")?;
+                let indent = &text[line_start(text, dash)..dash];
+                if !indent.chars().all(|ch| ch == ' ') {
+                    return Err("not fixed automatically: the env list's last item does not start its own line".into());
+                }
+                let at = next_line(text, content_end(y, last));
+                let item = match &y.node(last).kind {
+                    NodeKind::Mapping { flow: true, .. } => {
+                        format!("{indent}- {}{}", flow_item(&lay, name, value), lay.nl)
+                    }
+                    _ => {
+                        let pad = if on_later_line(text, dash, y.span(last).start) {
+                            lay.unit
+                        } else {
+                            y.span(last).start - dash
+                        };
+                        block_item(&lay, indent, pad, name, value)
+                    }
+                };
+                Ok(insert_lines(src, &lay, at, item))
+            }
+            NodeKind::Scalar { .. } if y.is_null(env) => {
+                let key = c.env_key.ok_or("not fixed automatically: env without a key")?;
+                let key_col = column(text, y.span(key).start);
+                let items = block_item(
+                    &lay,
+                    &" ".repeat(key_col + lay.seq_indent),
+                    2,
+                    name,
+                    value,
+                );
+                // Replace the null (`~`, `null` or nothing) up to the end of the line, keeping a
+                // trailing comment, and put the list on the lines below.
+                let key_end = y.span(key).end;
+                let colon = key_end
+                    + text[key_end..]
+                        .find(':')
+                        .ok_or("not fixed automatically: env without a colon")?
+                    + 1;
+                let line_end = text[colon..]
+                    .find(['\r', '\n'])
+                    .map_or(text.len(), |i| colon + i);
+                let rest = text[colon..line_end].trim();
+                let rest = ["~", "null", "Null", "NULL"]
+                    .iter()
+                    .find_map(|n| rest.strip_prefix(n))
+                    .unwrap_or(rest)
+                    .trim_start();
+                if !(rest.is_empty() || rest.starts_with('#')) {
+                    return Err("not fixed automatically: unexpected text after env:".into());
+                }
+                let comment = if rest.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {rest}")
+                };
+                Ok(Edit {
+                    range: colon..line_end,
+                    text: format!(
+                        "{comment}{}{}",
+                        lay.nl,
+                        items.strip_suffix(lay.nl).unwrap_or(&items)
+                    ),
+                })
+            }
+            _ => Err("not fixed automatically: the container's env is not a list".into()),
+        };
+    }
+
+    guard_shared(y, c.node, "the container")?;
+    match &y.node(c.node).kind {
+        NodeKind::Mapping {
+            entries,
+            flow: true,
+        } => {
+            let &(last_key, last) = entries
+                .last()
+                .ok_or("not fixed automatically: empty container")?;
+            let at = y.span(last).end;
+            Ok(Edit {
+                range: at..at,
+                text: format!(
+                    "{}{}: [{}]",
+                    lay.flow_sep(text, y.span(last_key).start),
+                    lay.word("env"),
+                    flow_item(&lay, name, value)
+                ),
+            })
+        }
+        NodeKind::Mapping {
+            entries,
+            flow: false,
+        } => {
+            let &(first, _) = entries
+                .first()
+                .ok_or("not fixed automatically: empty container")?;
+            let key_col = column(text, y.span(first).start);
+            // After `image:` when it is a one-line value (env conventionally follows it);
+            // otherwise after the container's last entry.
+            let after = entries
+                .iter()
+                .find(|(k, _)| y.str(*k) == Some("image"))
+                .filter(|(k, v)| {
+                    y.scalar(*v).is_some() && !text[y.span(*k).start..y.span(*v).end].contains('\n')
+                })
+                .map(|&(_, v)| y.span(v).end)
+                .unwrap_or_else(|| content_end(y, c.node));
+            let at = next_line(text, after);
+            let items = block_item(
+                &lay,
+                &" ".repeat(key_col + lay.seq_indent),
+                2,
+                name,
+                value,
+            );
+            let block = format!("{}env:{}{items}", " ".repeat(key_col), lay.nl);
+            Ok(insert_lines(src, &lay, at, block))
+        }
+        _ => Err("not fixed automatically: the container is not a mapping".into()),
+    }
+}
+
+/// Append `key: value_text` (value written as given) to a mapping, in its style.
+pub fn add_entry(
+    src: &Source,
+    y: &Yaml,
+    map: NodeId,
+    key: &str,
+    value_text: &str,
+) -> Result<Edit, Skip> {
+    let text = src.text.as_str();
+    guard_shared(y, map, &format!("the mapping that would get {key}"))?;
+    let lay = Layout::detect(src, y);
+    match &y.node(map).kind {
+        NodeKind::Mapping {
+            entries,
+            flow: true,
+        } => Ok(match entries.last() {
+            Some(&(last_key, last)) => {
+                let at = y.span(last).end;
+                Edit {
+                    range: at..at,
+                    text: format!(
+                        "{}{}: {value_text}",
+                        lay.flow_sep(text, y.span(last_key).start),
+                        lay.word(key)
+                    ),
+                }
+            }
+            None => {
+                let at = y.span(map).end - 1;
+                Edit {
+                    range: at..at,
+                    text: format!("{}: {value_text}", lay.word(key)),
+                }
+            }
+        }),
+        NodeKind::Mapping {
+            entries,
+            flow: false,
+        } => {
+            let &(first, _) = entries.first().ok_or("not fixed automatically: empty mapping")?;
+            let key_col = column(text, y.span(first).start);
+            let at = next_line(text, content_end(y, map));
+            let line = format!("{}{key}: {value_text}{}", " ".repeat(key_col), lay.nl);
+            Ok(insert_lines(src, &lay, at, line))
+        }
+        _ => Err(format!("not fixed automatically: {key} cannot be added here")),
+    }
+}
+
+/// Add `key:` holding a one-entry mapping `inner: value_text` to a mapping, in its style.
+pub fn add_nested_entry(
+    src: &Source,
+    y: &Yaml,
+    map: NodeId,
+    key: &str,
+    inner: &str,
+    value_text: &str,
+) -> Result<Edit, Skip> {
+    match &y.node(map).kind {
+        NodeKind::Mapping { flow: true, .. } => {
+            let inner = Layout::detect(src, y).word(inner);
+            add_entry(src, y, map, key, &format!("{{{inner}: {value_text}}}"))
+        }
+        NodeKind::Mapping {
+            entries,
+            flow: false,
+        } => {
+            guard_shared(y, map, &format!("the mapping that would get {key}"))?;
+            let text = src.text.as_str();
+            let &(first, _) = entries.first().ok_or("not fixed automatically: empty mapping")?;
+            let lay = Layout::detect(src, y);
+            let pad = " ".repeat(column(text, y.span(first).start));
+            let unit = " ".repeat(lay.unit);
+            let at = next_line(text, content_end(y, map));
+            let nl = lay.nl;
+            let lines = format!("{pad}{key}:{nl}{pad}{unit}{inner}: {value_text}{nl}");
+            Ok(insert_lines(src, &lay, at, lines))
+        }
+        _ => Err(format!("not fixed automatically: {key} cannot be added here")),
+    }
+}
+
+/// Remove one `key: value` entry from a mapping, block or flow.
+pub fn remove_entry(
+    src: &Source,
+    y: &Yaml,
+    map: NodeId,
+    key: NodeId,
+    value: NodeId,
+) -> Result<Edit, Skip> {
+    guard_shared(y, map, "the mapping")?;
+    match &y.node(map).kind {
+        NodeKind::Mapping {
+            entries,
+            flow: true,
+        } => {
+            let i = entries
+                .iter()
+                .position(|&(k, _)| k == key)
+                .ok_or("not fixed automatically: entry not found")?;
+            let range = if let Some(&(next, _)) = entries.get(i + 1) {
+                y.span(key).start..y.span(next).start
+            } else if i > 0 {
+                y.span(entries[i - 1].1).end..y.span(value).end
+            } else {
+                y.span(key).start..y.span(value).end
+            };
+            Ok(Edit {
+                range,
+                text: String::new(),
+            })
+        }
+        NodeKind::Mapping { flow: false, .. } => super::delete_line_entry(src, y, key, value)
+            .ok_or_else(|| "not fixed automatically: the entry shares its line with other text".into()),
+        _ => Err("not fixed automatically: not a mapping".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Origin;
+
+    fn layout(text: &str) -> Layout {
+        let src = Source::from_text(Origin::Stdin("-".into()), text.to_string());
+        let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
+        Layout::detect(&src, &y)
+    }
+
+    #[test]
+    fn detects_indent_unit_and_sequence_style() {
+        assert_eq!(
+            layout("a:\n  b:\n    c: 1\n  l:\n  - x\n"),
+            Layout {
+                nl: "\n",
+                unit: 2,
+                seq_indent: 0,
+                json: false
+            }
+        );
+        assert_eq!(
+            layout("a:\r\n    b: 1\r\n    l:\r\n        - x\r\n"),
+            Layout {
+                nl: "\r\n",
+                unit: 4,
+                seq_indent: 4,
+                json: false
+            }
+        );
+        assert_eq!(layout("a: 1\n").unit, 2);
+    }
+}
+
+/// Rename a mapping key, keeping its quoting.
+pub fn rename_key(y: &Yaml, key: NodeId, new: &str) -> Result<Edit, Skip> {
+    let text = match y.scalar(key) {
+        Some((_, crate::yaml::Style::Plain, None)) => new.to_string(),
+        Some((_, crate::yaml::Style::DoubleQuoted, None)) => format!("\"{new}\""),
+        Some((_, crate::yaml::Style::SingleQuoted, None)) => format!("'{new}'"),
+        _ => return Err("not fixed automatically: the key is written in a style we do not rewrite".into()),
+    };
+    Ok(Edit {
+        range: y.span(key),
+        text,
+    })
+}

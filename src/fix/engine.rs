@@ -1,0 +1,390 @@
+//! The fix loop: lint, take the fixes that do not touch each other, apply them back to front on
+//! the text, parse and lint again, until nothing is left to apply. Fixes that collide with one
+//! already taken wait for the next round, when their positions are fresh.
+//!
+//! A round that would leave the text unparseable (or with a new duplicate key) stops everything:
+//! the file keeps its original text and the error is reported, so a bad fix never reaches disk.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::diagnostic::{Applicability, Diagnostic, Edit};
+use crate::lint::{check_file, lint_source, FileReport, Selection};
+use crate::source::Source;
+use crate::yaml::{self, NodeId, NodeKind, Yaml};
+
+/// More rounds than any file needs: each round applies every fix that does not collide, and a
+/// container collects at most a handful of fixes.
+const MAX_ROUNDS: usize = 16;
+
+/// One step of a path into a document: a mapping key or a sequence index.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum PathSeg {
+    Key(String),
+    Index(usize),
+}
+
+/// A fix that was applied.
+#[derive(Debug, Clone)]
+pub struct Applied {
+    pub code: &'static str,
+    pub title: String,
+    pub applicability: Applicability,
+    pub document: usize,
+    /// The object and container the finding was about (None for file-level findings).
+    pub object: Option<String>,
+    pub container: Option<String>,
+    /// The smallest node of the document that holds every edit of the fix: nothing outside it
+    /// changed.
+    pub path: Vec<PathSeg>,
+    /// The part of the original text the fix replaced (for an insertion, an empty range).
+    pub original_range: Range<usize>,
+}
+
+#[derive(Debug)]
+pub struct Outcome {
+    pub original: String,
+    /// The fixed text; equal to `original` when nothing was applied or the fix failed.
+    pub text: String,
+    pub applied: Vec<Applied>,
+    /// Why the file was left as it was.
+    pub error: Option<Failure>,
+    /// The lint of the resulting text: what is left.
+    pub remaining: FileReport,
+}
+
+#[derive(Debug, Clone)]
+pub enum Failure {
+    /// The input is not valid YAML: never touched (its GK000 finding is in `remaining`).
+    Unparseable(String),
+    /// A round of fixes would have left invalid YAML: a bug in a fix, reported as an error.
+    Broken(String),
+}
+
+impl Outcome {
+    pub fn changed(&self) -> bool {
+        self.text != self.original
+    }
+}
+
+/// Whether a fix of this applicability is applied.
+pub fn allowed(a: Applicability, unsafe_fixes: bool) -> bool {
+    a == Applicability::Safe || unsafe_fixes
+}
+
+/// Fix one source until stable.
+pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool) -> Outcome {
+    let original = src.text.clone();
+    let origin = src.origin.clone();
+    let mut cur = src;
+    let mut applied: Vec<Applied> = Vec::new();
+    // Each round's edits, in the coordinates of the text before that round: (range, new length).
+    let mut rounds: Vec<Vec<(Range<usize>, usize)>> = Vec::new();
+    // A fix whose finding comes back after it was applied is not applied again.
+    let mut done: HashSet<(&'static str, usize, Option<String>, String)> = HashSet::new();
+
+    for round in 0..MAX_ROUNDS {
+        let next = {
+            let y = yaml::parse(cur.yaml_text(), cur.bom_len);
+            if round == 0 {
+                if let Some(e) = syntax_error(&cur, &y) {
+                    let remaining = lint_source(cur, cfg, sel);
+                    return Outcome {
+                        text: original.clone(),
+                        original,
+                        applied,
+                        error: Some(Failure::Unparseable(format!(
+                            "not fixed: the file is not valid YAML ({e})"
+                        ))),
+                        remaining,
+                    };
+                }
+            }
+            let duplicates = y.duplicates.len();
+            let (diags, _) = check_file(&cur, &y, cfg, sel);
+            let chosen = choose(&diags, unsafe_fixes, &done);
+            if chosen.is_empty() {
+                None
+            } else {
+                let mut edits: Vec<&Edit> = chosen
+                    .iter()
+                    .flat_map(|d| d.fix.as_ref().unwrap().edits.iter())
+                    .collect();
+                edits.sort_by_key(|e| (e.range.start, e.range.end));
+                let text = apply(&cur.text, &edits);
+                let check = Source::from_text(origin.clone(), text);
+                let cy = yaml::parse(check.yaml_text(), check.bom_len);
+                let broken = syntax_error(&check, &cy).or_else(|| {
+                    (cy.duplicates.len() > duplicates || cy.docs.len() != y.docs.len())
+                        .then(|| "it would duplicate a key".to_string())
+                });
+                if let Some(e) = broken {
+                    let codes: Vec<&str> = chosen.iter().map(|d| d.code).collect();
+                    let remaining = lint_source(Source::from_text(origin.clone(), original.clone()), cfg, sel);
+                    return Outcome {
+                        text: original.clone(),
+                        original,
+                        applied: Vec::new(),
+                        error: Some(Failure::Broken(format!(
+                            "not fixed: applying {} would leave invalid YAML ({e}); the file was left unchanged, please report this",
+                            codes.join(", ")
+                        ))),
+                        remaining,
+                    };
+                }
+                for d in &chosen {
+                    let fix = d.fix.as_ref().unwrap();
+                    let span = fix.edits.iter().map(|e| e.range.start).min().unwrap_or(0)
+                        ..fix.edits.iter().map(|e| e.range.end).max().unwrap_or(0);
+                    let (document, path) = path_at(&cur.text, &y, &span);
+                    applied.push(Applied {
+                        code: d.code,
+                        title: fix.title.clone(),
+                        applicability: fix.applicability,
+                        document,
+                        object: d.object.as_ref().and_then(|o| o.name.clone()),
+                        container: d.container.clone(),
+                        path,
+                        original_range: map_back(&rounds, span.start, false)
+                            ..map_back(&rounds, span.end, true),
+                    });
+                    done.insert(identity(d));
+                }
+                rounds.push(
+                    edits
+                        .iter()
+                        .map(|e| (e.range.clone(), e.text.len()))
+                        .collect(),
+                );
+                Some(check)
+            }
+        };
+        match next {
+            Some(s) => cur = s,
+            None => break,
+        }
+    }
+    let text = cur.text.clone();
+    let remaining = lint_source(cur, cfg, sel);
+    Outcome {
+        original,
+        text,
+        applied,
+        error: None,
+        remaining,
+    }
+}
+
+fn syntax_error(src: &Source, y: &Yaml) -> Option<String> {
+    let e = y
+        .stream_error
+        .as_ref()
+        .or_else(|| y.docs.iter().find_map(|d| d.error.as_ref()))?;
+    let (line, col) = src.line_col(e.offset);
+    Some(format!("line {line}, column {col}: {}", e.message))
+}
+
+fn identity(d: &Diagnostic) -> (&'static str, usize, Option<String>, String) {
+    (
+        d.code,
+        d.document,
+        d.container.clone(),
+        format!(
+            "{}/{}",
+            d.object
+                .as_ref()
+                .and_then(|o| o.name.clone())
+                .unwrap_or_default(),
+            d.message
+        ),
+    )
+}
+
+/// The fixes to apply this round: allowed, not applied before, and touching no edit already taken
+/// (edits that merely meet also wait, so two insertions at one point never interleave).
+///
+/// At most one fix per container per round: fixes of one container can undo each other's premise
+/// (moving the CPU limit to the request makes a new GOMAXPROCS from `limits.cpu` wrong), so the
+/// next one is decided on the re-linted text. Fixes that change resources go first because env
+/// fixes derive from resources, never the other way round.
+fn choose<'d>(
+    diags: &'d [Diagnostic],
+    unsafe_fixes: bool,
+    done: &HashSet<(&'static str, usize, Option<String>, String)>,
+) -> Vec<&'d Diagnostic> {
+    let mut taken: Vec<Range<usize>> = Vec::new();
+    let mut containers: HashSet<(usize, Option<String>, Option<String>)> = HashSet::new();
+    let mut chosen = Vec::new();
+    let mut candidates: Vec<&Diagnostic> = diags
+        .iter()
+        .filter(|d| {
+            d.fix
+                .as_ref()
+                .is_some_and(|f| allowed(f.applicability, unsafe_fixes) && !f.edits.is_empty())
+        })
+        .filter(|d| !done.contains(&identity(d)))
+        .collect();
+    candidates.sort_by_key(|d| {
+        let f = d.fix.as_ref().unwrap();
+        (
+            f.applicability != Applicability::Unsafe,
+            f.edits[0].range.start,
+        )
+    });
+    for d in candidates {
+        let edits = &d.fix.as_ref().unwrap().edits;
+        let collides = edits.iter().any(|e| {
+            taken
+                .iter()
+                .any(|t| e.range.start.max(t.start) <= e.range.end.min(t.end))
+        });
+        if collides {
+            continue;
+        }
+        if d.container.is_some() {
+            let owner = (
+                d.document,
+                d.object.as_ref().and_then(|o| o.name.clone()),
+                d.container.clone(),
+            );
+            if !containers.insert(owner) {
+                continue;
+            }
+        }
+        taken.extend(edits.iter().map(|e| e.range.clone()));
+        chosen.push(d);
+    }
+    chosen
+}
+
+/// Apply sorted, non-overlapping edits (an insertion may precede a replacement at the same point).
+pub fn apply(text: &str, edits: &[&Edit]) -> String {
+    let mut out = String::with_capacity(text.len() + 256);
+    let mut cursor = 0;
+    for e in edits {
+        out.push_str(&text[cursor..e.range.start.max(cursor)]);
+        out.push_str(&e.text);
+        cursor = cursor.max(e.range.end);
+    }
+    out.push_str(&text[cursor..]);
+    out
+}
+
+/// Map an offset in the text after all `rounds` back to the original text. An offset inside text
+/// a round inserted maps to where that insertion began (`end`: to where the replaced text ended).
+fn map_back(rounds: &[Vec<(Range<usize>, usize)>], mut pos: usize, end: bool) -> usize {
+    for edits in rounds.iter().rev() {
+        let mut delta: isize = 0;
+        let mut mapped = None;
+        for (r, len) in edits {
+            let new_start = (r.start as isize + delta) as usize;
+            let new_end = new_start + len;
+            if pos < new_start {
+                break;
+            }
+            if pos <= new_end && (pos < new_end || *len == 0 || end) {
+                mapped = Some(if end { r.end } else { r.start });
+                break;
+            }
+            delta += *len as isize - r.len() as isize;
+        }
+        pos = mapped.unwrap_or((pos as isize - delta) as usize);
+    }
+    pos
+}
+
+/// The document holding `range` and the path of the deepest node that contains it whole. The
+/// range is first trimmed of surrounding white space and sequence dashes, which belong to no node.
+fn path_at(text: &str, y: &Yaml, range: &Range<usize>) -> (usize, Vec<PathSeg>) {
+    let r = super::trimmed(text, range);
+    let doc = y
+        .docs
+        .iter()
+        .position(|d| d.span.start <= r.start && r.start <= d.span.end)
+        .unwrap_or(0);
+    let mut path = Vec::new();
+    let Some(mut node) = y.docs.get(doc).and_then(|d| d.root) else {
+        return (doc, path);
+    };
+    let contains = |n: NodeId| {
+        let s = y.span(n);
+        if r.is_empty() {
+            s.start < r.start && r.start < s.end
+        } else {
+            s.start <= r.start && r.end <= s.end
+        }
+    };
+    'down: loop {
+        match &y.node(node).kind {
+            NodeKind::Mapping { entries, .. } => {
+                for &(k, v) in entries {
+                    if contains(v) {
+                        path.push(PathSeg::Key(y.str(k).unwrap_or("").to_string()));
+                        node = v;
+                        continue 'down;
+                    }
+                }
+            }
+            NodeKind::Sequence { items, .. } => {
+                for (i, &item) in items.iter().enumerate() {
+                    if contains(item) {
+                        path.push(PathSeg::Index(i));
+                        node = item;
+                        continue 'down;
+                    }
+                }
+            }
+            _ => {}
+        }
+        return (doc, path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn apply_edits_in_order() {
+        let e1 = Edit {
+            range: 2..2,
+            text: "X".into(),
+        };
+        let e2 = Edit {
+            range: 2..4,
+            text: "".into(),
+        };
+        assert_eq!(apply("abcdef", &[&e1, &e2]), "abXef");
+    }
+
+    #[test]
+    fn offsets_map_back_through_rounds() {
+        // Round 1 inserted 3 bytes at 5; round 2 replaced 10..12 (round-1 text) with 1 byte.
+        let rounds = vec![vec![(5..5, 3)], vec![(10..12, 1)]];
+        assert_eq!(map_back(&rounds, 2, false), 2);
+        assert_eq!(map_back(&rounds, 6, false), 5);
+        assert_eq!(map_back(&rounds, 10, false), 7);
+        assert_eq!(map_back(&rounds, 11, true), 9);
+        assert_eq!(map_back(&rounds, 20, false), 18);
+    }
+
+    #[test]
+    fn paths_name_the_smallest_enclosing_node() {
+        let text = "a:\n  b:\n  - x: 1\n    y: 2\n  c: 3\n";
+        let y = yaml::parse(text, 0);
+        let at = text.find("2").unwrap();
+        assert_eq!(
+            path_at(text, &y, &(at..at + 1)).1,
+            vec![
+                PathSeg::Key("a".into()),
+                PathSeg::Key("b".into()),
+                PathSeg::Index(0),
+                PathSeg::Key("y".into())
+            ]
+        );
+    }
+}
