@@ -204,6 +204,7 @@ pub fn check_file(
         .filter_map(|(_, o)| k8s::config_map(y, o))
         .collect();
     let mut suppressions = suppress::from_comments(src, y);
+    let fx = crate::fix::emit::Emitter::new(src, y);
 
     let container_rules: Vec<_> = RULES
         .iter()
@@ -248,6 +249,7 @@ pub fn check_file(
                 go: GoView::decide(y, obj, &spec, c, cfg),
                 limit_ranges: &lrs,
                 config_maps: &config_maps,
+                fx: &fx,
             };
             for check in &container_rules {
                 check(&cx, &mut diags);

@@ -49,8 +49,9 @@ pub fn fixture_overrides(text: &str) -> Overrides {
     o
 }
 
-/// Lint a file as the CLI would with a config next to it (`<stem>.config.yaml`) and the fixture's args.
-pub fn lint_fixture(path: &Path) -> FileReport {
+/// A fixture as the CLI would see it: its text named by its path under the crate, and the config
+/// next to it (`<stem>.config.yaml`) with the fixture's args applied.
+pub fn fixture_source(path: &Path) -> (Source, Config) {
     let text = std::fs::read_to_string(path).unwrap();
     let config_path = path.with_file_name(format!(
         "{}.config.yaml",
@@ -67,11 +68,13 @@ pub fn lint_fixture(path: &Path) -> FileReport {
         .unwrap_or(path)
         .to_string_lossy()
         .replace('\\', "/");
-    lint_source(
-        Source::from_text(Origin::Stdin(name), text),
-        &cfg,
-        &Selection::default(),
-    )
+    (Source::from_text(Origin::Stdin(name), text), cfg)
+}
+
+/// Lint a fixture as the CLI would.
+pub fn lint_fixture(path: &Path) -> FileReport {
+    let (src, cfg) = fixture_source(path);
+    lint_source(src, &cfg, &Selection::default())
 }
 
 pub fn lint_text(name: &str, text: &str, cfg: &Config) -> FileReport {

@@ -201,3 +201,125 @@ fn every_attached_fix_removes_its_finding() {
     assert!(checked >= 20, "only {checked} fixes were exercised");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The fixed text as a snapshot shows it: carriage returns made visible (so a fix that loses CRLF
+/// fails), and a missing final newline said out loud.
+fn visible(text: &str) -> String {
+    let mut s = text.replace('\r', "␍");
+    if !text.ends_with('\n') {
+        s.push_str("\n[no final newline]\n");
+    }
+    s
+}
+
+/// Whether every changed line of `new` against `old` lies on (or, for insertions, next to) a line
+/// some applied fix names in the original.
+fn lines_outside(old: &str, new: &str, allowed: &[(usize, usize)]) -> Vec<usize> {
+    let near = |line: usize| allowed.iter().any(|&(a, b)| line + 1 >= a && line <= b + 1);
+    let mut bad = Vec::new();
+    for op in similar::TextDiff::from_lines(old, new).ops() {
+        let r = op.old_range();
+        match op.tag() {
+            similar::DiffTag::Equal => {}
+            similar::DiffTag::Insert => {
+                if !near(r.start + 1) {
+                    bad.push(r.start + 1);
+                }
+            }
+            _ => bad.extend(r.map(|i| i + 1).filter(|&l| !near(l))),
+        }
+    }
+    bad
+}
+
+/// Every `fire-*` fixture of a rule that has a fix, fixed with only that rule selected (unsafe
+/// fixes included). The fixed file is snapshotted next to its input (`<stem>.fixed.snap`), and it
+/// must parse, leave no fixable finding of the rule behind, not fire again where a fix was
+/// applied, come out the same from a second run, and differ from the input only on the lines the
+/// applied fixes name.
+#[test]
+fn fixed_snapshots() {
+    use golint_k8s::fix::engine::fix_source;
+    use golint_k8s::lint::Selection;
+    use golint_k8s::rules::registry::{self, FixKind};
+    use golint_k8s::source::Source;
+
+    let mut changed = 0;
+    let mut failures = Vec::new();
+    for (code, path) in fixture_files() {
+        let rule = registry::by_code(&code);
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if rule.fix == FixKind::None || !name.starts_with("fire-") {
+            continue;
+        }
+        let (src, cfg) = fixture_source(&path);
+        let (original, origin) = (src.text.clone(), src.origin.clone());
+        let sel = Selection {
+            select: Some([rule.code].into_iter().collect()),
+            ignore: Default::default(),
+        };
+        let out = fix_source(src, &cfg, &sel, true);
+        let at = path.display();
+        if let Some(e) = &out.error {
+            failures.push(format!("{at}: {e:?}"));
+            continue;
+        }
+        changed += usize::from(out.changed());
+        let left = &out.remaining.findings;
+        if left.iter().any(|f| f.diagnostic.code == "GK000") {
+            failures.push(format!("{at}: the fixed text does not parse"));
+        }
+        if left
+            .iter()
+            .any(|f| f.diagnostic.code == code && f.diagnostic.fix.is_some())
+        {
+            failures.push(format!("{at}: a fixable {code} finding was left behind"));
+        }
+        for a in &out.applied {
+            let back = left.iter().any(|f| {
+                f.diagnostic.code == a.code
+                    && f.diagnostic.document == a.document
+                    && f.diagnostic.container == a.container
+            });
+            if back {
+                failures.push(format!("{at}: {} still fires after {:?}", a.code, a.title));
+            }
+        }
+        let again = fix_source(
+            Source::from_text(origin, out.text.clone()),
+            &cfg,
+            &sel,
+            true,
+        );
+        if again.changed() {
+            failures.push(format!("{at}: a second fix changed the file again"));
+        }
+        let lines = Source::from_text(out.remaining.origin.clone(), original.clone());
+        let allowed: Vec<(usize, usize)> = out
+            .applied
+            .iter()
+            .map(|a| {
+                (
+                    lines.line_col(a.original_range.start).0,
+                    lines.line_col(a.original_range.end).0,
+                )
+            })
+            .collect();
+        let bad = lines_outside(&original, &out.text, &allowed);
+        if !bad.is_empty() {
+            failures.push(format!(
+                "{at}: lines {bad:?} changed outside the applied fixes"
+            ));
+        }
+        let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(path.parent().unwrap());
+        settings.set_prepend_module_to_snapshot(false);
+        settings.bind(|| insta::assert_snapshot!(format!("{stem}.fixed"), visible(&out.text)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(
+        changed >= 50,
+        "only {changed} fixtures were changed by their fix"
+    );
+}

@@ -193,13 +193,17 @@ spec:
 }
 
 fn try_repo(tools: &tools::Tools, repo: &Path) -> Output {
+    try_hook(tools, repo, "golint-k8s")
+}
+
+fn try_hook(tools: &tools::Tools, repo: &Path, hook: &str) -> Output {
     pre_commit(
         tools,
         repo,
         &[
             OsStr::new("try-repo"),
             snapshot().path.as_os_str(),
-            OsStr::new("golint-k8s"),
+            OsStr::new(hook),
             OsStr::new("--all-files"),
             OsStr::new("--color=never"),
         ],
@@ -259,6 +263,47 @@ fn the_hook_fails_on_a_missing_gomemlimit_and_passes_once_fixed() {
     let log = text(&out);
     assert_eq!(out.status.code(), Some(0), "{log}");
     assert_hook_passed(&log);
+}
+
+/// The fix hook rewrites the bad manifest (pre-commit fails a hook that modifies files, so the
+/// user reviews the change), and passes once the change is staged.
+#[test]
+fn the_fix_hook_rewrites_the_manifest_then_passes() {
+    let Some(tools) = tools::ensure() else { return };
+    let _serial = serial();
+    let repo = user_repo(&[
+        ("deploy/api.yaml", deployment("api", 512, false)),
+        ("deploy/web.yaml", deployment("web", 1024, true)),
+    ]);
+    let web_before = std::fs::read(repo.path().join("deploy/web.yaml")).unwrap();
+
+    let out = try_hook(&tools, repo.path(), "golint-k8s-fix");
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(
+        log.contains("files were modified by this hook"),
+        "pre-commit did not see the rewrite:\n{log}"
+    );
+    let api = std::fs::read_to_string(repo.path().join("deploy/api.yaml")).unwrap();
+    assert!(
+        api.contains("- name: GOMEMLIMIT\n              value: \"460MiB\"\n"),
+        "GOMEMLIMIT was not added as expected:\n{api}"
+    );
+    assert_eq!(
+        std::fs::read(repo.path().join("deploy/web.yaml")).unwrap(),
+        web_before,
+        "the clean manifest was touched"
+    );
+
+    git(repo.path(), &["add", "--all"]);
+    let out = try_hook(&tools, repo.path(), "golint-k8s-fix");
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{log}");
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("golint-k8s (fix)") && l.ends_with("Passed")),
+        "the fix hook did not run and pass:\n{log}"
+    );
 }
 
 /// The hook's run time on a repository of 100 manifests once pre-commit has built it: what a user

@@ -5,9 +5,9 @@
 use std::io::Write;
 
 use clap::Args;
-use rayon::prelude::*;
 
 use super::lint::{prepare, report, usage, LintArgs, Prepared};
+use super::Format;
 use crate::diagnostic::Applicability;
 use crate::fix::engine::{fix_source, Failure, Outcome};
 use crate::fix::write::write_atomic;
@@ -44,6 +44,46 @@ struct FileFix {
     note: Option<String>,
 }
 
+/// What the rest of the command still needs from an outcome once its report moved into a FileFix.
+struct Rest {
+    original: String,
+    text: String,
+    error: Option<Failure>,
+}
+
+impl FileFix {
+    fn from_outcome(o: Outcome) -> (FileFix, Rest) {
+        let f = FileFix {
+            name: o.remaining.name.clone(),
+            fixed: fixed_out(&o),
+            changed: o.changed(),
+            diff: None,
+            error: None,
+            note: None,
+            report: o.remaining,
+        };
+        let rest = Rest {
+            original: o.original,
+            text: o.text,
+            error: o.error,
+        };
+        (f, rest)
+    }
+
+    /// A file that could not be decoded: reported, never touched.
+    fn undecodable(report: FileReport) -> FileFix {
+        FileFix {
+            name: report.name.clone(),
+            report,
+            fixed: Vec::new(),
+            changed: false,
+            diff: None,
+            error: None,
+            note: None,
+        }
+    }
+}
+
 pub fn run(a: FixArgs) -> i32 {
     let p = match prepare(&a.common) {
         Ok(p) => p,
@@ -56,37 +96,13 @@ pub fn run(a: FixArgs) -> i32 {
     if stdin {
         return run_stdin(&a, &p);
     }
-    let errors = std::sync::Mutex::new(Vec::new());
-    let mut results: Vec<FileFix> = p
-        .inputs
-        .par_iter()
-        .filter_map(|input| match p.load(input) {
-            Err(e) => {
-                errors.lock().unwrap().push(e);
-                None
-            }
-            Ok(None) => None,
-            Ok(Some((Err(failure), _))) => {
-                let report = decode_failure(*failure);
-                Some(FileFix {
-                    name: report.name.clone(),
-                    report,
-                    fixed: Vec::new(),
-                    changed: false,
-                    diff: None,
-                    error: None,
-                    note: None,
-                })
-            }
-            Ok(Some((Ok(src), cfg))) => {
-                let outcome = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
-                Some(settle(&a, outcome, &cfg, &p))
-            }
-        })
-        .collect();
+    let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
+        Err(failure) => FileFix::undecodable(decode_failure(*failure)),
+        Ok(src) => settle(&a, fix_source(src, cfg, &p.sel, a.unsafe_fixes), cfg, &p),
+    });
     results.sort_by(|x, y| x.name.cmp(&y.name));
     let mut had_error = p.had_error;
-    for e in errors.into_inner().unwrap() {
+    for e in errors {
         had_error = true;
         eprintln!("error: {e}");
     }
@@ -100,18 +116,28 @@ pub fn run(a: FixArgs) -> i32 {
         }
     }
     let summary = summary(&a, &results);
+    let pending = i32::from(results.iter().any(|r| r.changed));
+    let machine = matches!(
+        a.common.format,
+        Format::Json | Format::Sarif | Format::Github
+    );
+    if a.check && machine {
+        // Machine formats get the report of what is left, with the fixes a run would apply.
+        let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
+        let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
+        let code = report(&a.common, reports, Some(&fixed), had_error);
+        if !a.common.quiet {
+            eprintln!("{summary}");
+        }
+        return if code == 2 { 2 } else { pending };
+    }
     if a.diff || a.check {
         let mut out = std::io::stdout().lock();
         for r in results.iter().filter(|r| r.changed) {
             let written = if a.diff {
                 out.write_all(r.diff.as_deref().unwrap_or("").as_bytes())
             } else {
-                writeln!(
-                    out,
-                    "would fix {} in {}",
-                    problems(r.fixed.len()),
-                    r.name
-                )
+                writeln!(out, "would fix {} in {}", problems(r.fixed.len()), r.name)
             };
             if let Err(e) = written.and_then(|()| out.flush()) {
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
@@ -124,11 +150,7 @@ pub fn run(a: FixArgs) -> i32 {
         if !a.common.quiet {
             eprintln!("{summary}");
         }
-        return if had_error {
-            2
-        } else {
-            i32::from(results.iter().any(|r| r.changed))
-        };
+        return if had_error { 2 } else { pending };
     }
     let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
     let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
@@ -142,15 +164,7 @@ pub fn run(a: FixArgs) -> i32 {
 /// Turn the engine's outcome into a written file (or a diff) and what is left to report.
 fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) -> FileFix {
     let name = o.remaining.name.clone();
-    let mut f = FileFix {
-        name: name.clone(),
-        fixed: fixed_out(&o),
-        changed: o.changed(),
-        diff: None,
-        error: None,
-        note: None,
-        report: o.remaining,
-    };
+    let (mut f, o) = FileFix::from_outcome(o);
     match o.error {
         Some(Failure::Unparseable(m)) => f.note = Some(m),
         Some(Failure::Broken(m)) => f.error = Some(m),
@@ -271,21 +285,14 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
                 let _ = std::io::stdout().lock().write_all(&bytes);
             }
             eprint_findings(std::slice::from_ref(&report));
-            return 1;
+            // With --check/--diff the exit code speaks of pending changes, and there are none.
+            return i32::from(!(a.check || a.diff));
         }
         Ok(Some((Ok(src), cfg))) => (src, cfg),
     };
     let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
     let name = o.remaining.name.clone();
-    let f = FileFix {
-        name: name.clone(),
-        fixed: fixed_out(&o),
-        changed: o.changed(),
-        diff: None,
-        error: None,
-        note: None,
-        report: o.remaining,
-    };
+    let (f, o) = FileFix::from_outcome(o);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
         eprintln!("note: {name}: {m}");
     }
@@ -297,7 +304,10 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
         o.text.clone()
     };
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             eprintln!("error: cannot write output: {e}");
             return 2;

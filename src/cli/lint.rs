@@ -11,12 +11,12 @@ use super::{FailOn, Format};
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::diagnostic::Severity;
 use crate::lint::{decode_failure, lint_source, FileReport, Selection, Stats};
-use crate::source::DecodeFailure;
-use std::sync::Arc;
 use crate::output::{self, Run};
 use crate::rules::registry;
+use crate::source::DecodeFailure;
 use crate::source::{Origin, Source};
 use crate::walk::{self, Input};
+use std::sync::Arc;
 
 /// Below this many files a run takes well under a second: no progress line.
 const PROGRESS_MIN_FILES: usize = 2000;
@@ -187,6 +187,30 @@ impl Prepared {
     }
 }
 
+impl Prepared {
+    /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
+    /// Inputs that cannot be read come back as messages for standard error.
+    pub fn map_inputs<T: Send>(
+        &self,
+        f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
+    ) -> (Vec<T>, Vec<String>) {
+        let errors = std::sync::Mutex::new(Vec::new());
+        let out = self
+            .inputs
+            .par_iter()
+            .filter_map(|input| match self.load(input) {
+                Err(e) => {
+                    errors.lock().unwrap().push(e);
+                    None
+                }
+                Ok(None) => None,
+                Ok(Some((loaded, cfg))) => Some(f(loaded, &cfg)),
+            })
+            .collect();
+        (out, errors.into_inner().unwrap())
+    }
+}
+
 pub fn run(a: LintArgs) -> i32 {
     let p = match prepare(&a) {
         Ok(p) => p,
@@ -197,26 +221,16 @@ pub fn run(a: LintArgs) -> i32 {
     if progress {
         eprint!("golint-k8s: linting {} files…", p.inputs.len());
     }
-    let errors = std::sync::Mutex::new(Vec::new());
-    let reports: Vec<FileReport> = p
-        .inputs
-        .par_iter()
-        .filter_map(|input| match p.load(input) {
-            Err(e) => {
-                errors.lock().unwrap().push(e);
-                None
-            }
-            Ok(None) => None,
-            Ok(Some((Ok(src), cfg))) => Some(lint_source(src, &cfg, &p.sel)),
-            Ok(Some((Err(failure), _))) => Some(decode_failure(*failure)),
-        })
-        .collect();
+    let (reports, errors) = p.map_inputs(|loaded, cfg| match loaded {
+        Ok(src) => lint_source(src, cfg, &p.sel),
+        Err(failure) => decode_failure(*failure),
+    });
     if progress {
         // Erase the progress line before anything else is printed.
         eprint!("\r\x1b[K");
     }
     let mut had_error = p.had_error;
-    for e in errors.into_inner().unwrap() {
+    for e in errors {
         had_error = true;
         eprintln!("error: {e}");
     }

@@ -15,6 +15,61 @@ use super::{content_end, quote};
 /// Why an emitter declined; shown as a note on the finding.
 pub type Skip = String;
 
+/// One file's emitting context. Rules attach fixes while linting, so the file's layout and the
+/// spans that aliases share are worked out once per file, on first use, not once per finding.
+pub struct Emitter<'a, 'y> {
+    pub src: &'a Source,
+    pub y: &'a Yaml<'y>,
+    layout: std::cell::OnceCell<Layout>,
+    shared: std::cell::OnceCell<Vec<std::ops::Range<usize>>>,
+}
+
+impl<'a, 'y> Emitter<'a, 'y> {
+    pub fn new(src: &'a Source, y: &'a Yaml<'y>) -> Self {
+        Emitter {
+            src,
+            y,
+            layout: std::cell::OnceCell::new(),
+            shared: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn layout(&self) -> Layout {
+        *self.layout.get_or_init(|| Layout::detect(self.src, self.y))
+    }
+
+    /// Refuse to edit a node that lies inside an anchored node some alias refers to: the edit
+    /// would change every place that alias appears.
+    pub fn guard_shared(&self, node: NodeId, what: &str) -> Result<(), Skip> {
+        let y = self.y;
+        if y.is_alias(node) {
+            return Err(format!(
+                "not fixed automatically: {what} is an alias (*…) of an anchored node used elsewhere; change it where the anchor is defined"
+            ));
+        }
+        let shared = self.shared.get_or_init(|| {
+            y.nodes
+                .iter()
+                .filter_map(|n| match n.kind {
+                    NodeKind::Alias { target: Some(t) } => Some(y.span(t)),
+                    _ => None,
+                })
+                .collect()
+        });
+        let r = y.span(node);
+        if !r.is_empty()
+            && shared
+                .iter()
+                .any(|ts| ts.start <= r.start && r.end <= ts.end)
+        {
+            return Err(format!(
+                "not fixed automatically: {what} sits inside an anchored node (&…) that aliases reuse elsewhere in the file, so editing it would change those places too"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The value of a new env entry.
 #[derive(Debug, Clone, Copy)]
 pub enum NewValue<'a> {
@@ -97,9 +152,9 @@ impl Layout {
         let unit = most(&units, 2);
         let json = y.docs.iter().filter_map(|d| d.root).any(|r| {
             matches!(&y.node(r).kind, NodeKind::Mapping { entries, flow: true }
-                if entries.first().is_some_and(|&(k, _)| {
-                    matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
-                }))
+            if entries.first().is_some_and(|&(k, _)| {
+                matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
+            }))
         });
         Layout {
             nl: if src.uses_crlf() { "\r\n" } else { "\n" },
@@ -134,30 +189,6 @@ fn dash_before(text: &str, y: &Yaml, item: NodeId) -> Option<usize> {
     before.ends_with('-').then(|| before.len() - 1)
 }
 
-/// Refuse to edit a node that lies inside an anchored node some alias refers to: the edit would
-/// change every place that alias appears.
-pub fn guard_shared(y: &Yaml, node: NodeId, what: &str) -> Result<(), Skip> {
-    if y.is_alias(node) {
-        return Err(format!(
-            "not fixed automatically: {what} is an alias (*…) of an anchored node used elsewhere; change it where the anchor is defined"
-        ));
-    }
-    let r = y.span(node);
-    let shared = y.nodes.iter().any(|n| match n.kind {
-        NodeKind::Alias { target: Some(t) } => {
-            let ts = y.span(t);
-            ts.start <= r.start && r.end <= ts.end && !r.is_empty()
-        }
-        _ => false,
-    });
-    if shared {
-        return Err(format!(
-            "not fixed automatically: {what} sits inside an anchored node (&…) that aliases reuse elsewhere in the file, so editing it would change those places too"
-        ));
-    }
-    Ok(())
-}
-
 impl Layout {
     /// A key (or a plain string such as an env name) as this file writes it in flow style.
     fn word(&self, w: &str) -> String {
@@ -185,7 +216,13 @@ fn flow_item(lay: &Layout, name: &str, value: NewValue) -> String {
     let w = |x: &str| lay.word(x);
     match value {
         NewValue::Literal(v) => {
-            format!("{{{}: {}, {}: {}}}", w("name"), w(name), w("value"), quote(v, false))
+            format!(
+                "{{{}: {}, {}: {}}}",
+                w("name"),
+                w(name),
+                w("value"),
+                quote(v, false)
+            )
         }
         NewValue::ResourceFieldRef(r) => format!(
             "{{{}: {}, {}: {{{}: {{{}: {}}}}}}}",
@@ -230,17 +267,12 @@ fn insert_lines(src: &Source, lay: &Layout, at: usize, block: String) -> Edit {
 
 /// Add an env entry to a container: appended to its `env` list in that list's style, or a new
 /// `env:` key after `image:` when there is none.
-pub fn add_env(
-    src: &Source,
-    y: &Yaml,
-    c: &Container,
-    name: &str,
-    value: NewValue,
-) -> Result<Edit, Skip> {
+pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Result<Edit, Skip> {
+    let (src, y) = (em.src, em.y);
     let text = src.text.as_str();
-    let lay = Layout::detect(src, y);
+    let lay = em.layout();
     if let Some(env) = c.env_node {
-        guard_shared(y, env, "the container's env list")?;
+        em.guard_shared(env, "the container's env list")?;
         return match &y.node(env).kind {
             NodeKind::Sequence { items, flow: true } => {
                 let (at, sep) = match items.last() {
@@ -253,9 +285,12 @@ pub fn add_env(
                 })
             }
             NodeKind::Sequence { items, flow: false } => {
-                let last = *items.last().ok_or("not fixed automatically: empty env list")?;
-                let dash = dash_before(text, y, last)
-                    .ok_or("not fixed automatically: cannot tell where the env list's items start")?;
+                let last = *items
+                    .last()
+                    .ok_or("not fixed automatically: empty env list")?;
+                let dash = dash_before(text, y, last).ok_or(
+                    "not fixed automatically: cannot tell where the env list's items start",
+                )?;
                 let indent = &text[line_start(text, dash)..dash];
                 if !indent.chars().all(|ch| ch == ' ') {
                     return Err("not fixed automatically: the env list's last item does not start its own line".into());
@@ -277,15 +312,11 @@ pub fn add_env(
                 Ok(insert_lines(src, &lay, at, item))
             }
             NodeKind::Scalar { .. } if y.is_null(env) => {
-                let key = c.env_key.ok_or("not fixed automatically: env without a key")?;
+                let key = c
+                    .env_key
+                    .ok_or("not fixed automatically: env without a key")?;
                 let key_col = column(text, y.span(key).start);
-                let items = block_item(
-                    &lay,
-                    &" ".repeat(key_col + lay.seq_indent),
-                    2,
-                    name,
-                    value,
-                );
+                let items = block_item(&lay, &" ".repeat(key_col + lay.seq_indent), 2, name, value);
                 // Replace the null (`~`, `null` or nothing) up to the end of the line, keeping a
                 // trailing comment, and put the list on the lines below.
                 let key_end = y.span(key).end;
@@ -324,7 +355,7 @@ pub fn add_env(
         };
     }
 
-    guard_shared(y, c.node, "the container")?;
+    em.guard_shared(c.node, "the container")?;
     match &y.node(c.node).kind {
         NodeKind::Mapping {
             entries,
@@ -363,13 +394,7 @@ pub fn add_env(
                 .map(|&(_, v)| y.span(v).end)
                 .unwrap_or_else(|| content_end(y, c.node));
             let at = next_line(text, after);
-            let items = block_item(
-                &lay,
-                &" ".repeat(key_col + lay.seq_indent),
-                2,
-                name,
-                value,
-            );
+            let items = block_item(&lay, &" ".repeat(key_col + lay.seq_indent), 2, name, value);
             let block = format!("{}env:{}{items}", " ".repeat(key_col), lay.nl);
             Ok(insert_lines(src, &lay, at, block))
         }
@@ -378,16 +403,10 @@ pub fn add_env(
 }
 
 /// Append `key: value_text` (value written as given) to a mapping, in its style.
-pub fn add_entry(
-    src: &Source,
-    y: &Yaml,
-    map: NodeId,
-    key: &str,
-    value_text: &str,
-) -> Result<Edit, Skip> {
-    let text = src.text.as_str();
-    guard_shared(y, map, &format!("the mapping that would get {key}"))?;
-    let lay = Layout::detect(src, y);
+pub fn add_entry(em: &Emitter, map: NodeId, key: &str, value_text: &str) -> Result<Edit, Skip> {
+    let (y, text) = (em.y, em.src.text.as_str());
+    em.guard_shared(map, &format!("the mapping that would get {key}"))?;
+    let lay = em.layout();
     match &y.node(map).kind {
         NodeKind::Mapping {
             entries,
@@ -412,62 +431,64 @@ pub fn add_entry(
                 }
             }
         }),
-        NodeKind::Mapping {
-            entries,
-            flow: false,
-        } => {
-            let &(first, _) = entries.first().ok_or("not fixed automatically: empty mapping")?;
-            let key_col = column(text, y.span(first).start);
-            let at = next_line(text, content_end(y, map));
-            let line = format!("{}{key}: {value_text}{}", " ".repeat(key_col), lay.nl);
-            Ok(insert_lines(src, &lay, at, line))
-        }
-        _ => Err(format!("not fixed automatically: {key} cannot be added here")),
+        NodeKind::Mapping { flow: false, .. } => append_block(em, map, |pad, lay| {
+            format!("{pad}{key}: {value_text}{}", lay.nl)
+        }),
+        _ => Err(format!(
+            "not fixed automatically: {key} cannot be added here"
+        )),
     }
+}
+
+/// Insert lines after the last entry of a block mapping; `make` gets the entries' indentation.
+fn append_block(
+    em: &Emitter,
+    map: NodeId,
+    make: impl Fn(&str, &Layout) -> String,
+) -> Result<Edit, Skip> {
+    let (src, y, text) = (em.src, em.y, em.src.text.as_str());
+    let NodeKind::Mapping { entries, .. } = &y.node(map).kind else {
+        return Err("not fixed automatically: not a mapping".into());
+    };
+    let &(first, _) = entries
+        .first()
+        .ok_or("not fixed automatically: empty mapping")?;
+    let lay = em.layout();
+    let pad = " ".repeat(column(text, y.span(first).start));
+    let at = next_line(text, content_end(y, map));
+    Ok(insert_lines(src, &lay, at, make(&pad, &lay)))
 }
 
 /// Add `key:` holding a one-entry mapping `inner: value_text` to a mapping, in its style.
 pub fn add_nested_entry(
-    src: &Source,
-    y: &Yaml,
+    em: &Emitter,
     map: NodeId,
     key: &str,
     inner: &str,
     value_text: &str,
 ) -> Result<Edit, Skip> {
-    match &y.node(map).kind {
+    match &em.y.node(map).kind {
         NodeKind::Mapping { flow: true, .. } => {
-            let inner = Layout::detect(src, y).word(inner);
-            add_entry(src, y, map, key, &format!("{{{inner}: {value_text}}}"))
+            let inner = em.layout().word(inner);
+            add_entry(em, map, key, &format!("{{{inner}: {value_text}}}"))
         }
-        NodeKind::Mapping {
-            entries,
-            flow: false,
-        } => {
-            guard_shared(y, map, &format!("the mapping that would get {key}"))?;
-            let text = src.text.as_str();
-            let &(first, _) = entries.first().ok_or("not fixed automatically: empty mapping")?;
-            let lay = Layout::detect(src, y);
-            let pad = " ".repeat(column(text, y.span(first).start));
-            let unit = " ".repeat(lay.unit);
-            let at = next_line(text, content_end(y, map));
-            let nl = lay.nl;
-            let lines = format!("{pad}{key}:{nl}{pad}{unit}{inner}: {value_text}{nl}");
-            Ok(insert_lines(src, &lay, at, lines))
+        NodeKind::Mapping { flow: false, .. } => {
+            em.guard_shared(map, &format!("the mapping that would get {key}"))?;
+            append_block(em, map, |pad, lay| {
+                let (nl, unit) = (lay.nl, " ".repeat(lay.unit));
+                format!("{pad}{key}:{nl}{pad}{unit}{inner}: {value_text}{nl}")
+            })
         }
-        _ => Err(format!("not fixed automatically: {key} cannot be added here")),
+        _ => Err(format!(
+            "not fixed automatically: {key} cannot be added here"
+        )),
     }
 }
 
 /// Remove one `key: value` entry from a mapping, block or flow.
-pub fn remove_entry(
-    src: &Source,
-    y: &Yaml,
-    map: NodeId,
-    key: NodeId,
-    value: NodeId,
-) -> Result<Edit, Skip> {
-    guard_shared(y, map, "the mapping")?;
+pub fn remove_entry(em: &Emitter, map: NodeId, key: NodeId, value: NodeId) -> Result<Edit, Skip> {
+    let (src, y) = (em.src, em.y);
+    em.guard_shared(map, "the mapping")?;
     match &y.node(map).kind {
         NodeKind::Mapping {
             entries,
@@ -490,8 +511,51 @@ pub fn remove_entry(
             })
         }
         NodeKind::Mapping { flow: false, .. } => super::delete_line_entry(src, y, key, value)
-            .ok_or_else(|| "not fixed automatically: the entry shares its line with other text".into()),
+            .ok_or_else(|| {
+                "not fixed automatically: the entry shares its line with other text".into()
+            }),
         _ => Err("not fixed automatically: not a mapping".into()),
+    }
+}
+
+/// Rename a mapping key, keeping its quoting.
+pub fn rename_key(y: &Yaml, key: NodeId, new: &str) -> Result<Edit, Skip> {
+    let text = match y.scalar(key) {
+        Some((_, crate::yaml::Style::Plain, None)) => new.to_string(),
+        Some((_, crate::yaml::Style::DoubleQuoted, None)) => format!("\"{new}\""),
+        Some((_, crate::yaml::Style::SingleQuoted, None)) => format!("'{new}'"),
+        _ => {
+            return Err(
+                "not fixed automatically: the key is written in a style we do not rewrite".into(),
+            )
+        }
+    };
+    Ok(Edit {
+        range: y.span(key),
+        text,
+    })
+}
+
+/// Remove one item from a sequence, block or flow (with the comma that separated it).
+pub fn remove_item(em: &Emitter, seq: NodeId, item: NodeId) -> Option<Edit> {
+    let (src, y) = (em.src, em.y);
+    match &y.node(seq).kind {
+        NodeKind::Sequence { items, flow: true } => {
+            let i = items.iter().position(|&x| x == item)?;
+            let range = if let Some(&next) = items.get(i + 1) {
+                y.span(item).start..y.span(next).start
+            } else if i > 0 {
+                y.span(items[i - 1]).end..y.span(item).end
+            } else {
+                y.span(item)
+            };
+            Some(Edit {
+                range,
+                text: String::new(),
+            })
+        }
+        NodeKind::Sequence { flow: false, .. } => super::delete_block_item(src, y, item),
+        _ => None,
     }
 }
 
@@ -528,18 +592,4 @@ mod tests {
         );
         assert_eq!(layout("a: 1\n").unit, 2);
     }
-}
-
-/// Rename a mapping key, keeping its quoting.
-pub fn rename_key(y: &Yaml, key: NodeId, new: &str) -> Result<Edit, Skip> {
-    let text = match y.scalar(key) {
-        Some((_, crate::yaml::Style::Plain, None)) => new.to_string(),
-        Some((_, crate::yaml::Style::DoubleQuoted, None)) => format!("\"{new}\""),
-        Some((_, crate::yaml::Style::SingleQuoted, None)) => format!("'{new}'"),
-        _ => return Err("not fixed automatically: the key is written in a style we do not rewrite".into()),
-    };
-    Ok(Edit {
-        range: y.span(key),
-        text,
-    })
 }

@@ -124,7 +124,11 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                 });
                 if let Some(e) = broken {
                     let codes: Vec<&str> = chosen.iter().map(|d| d.code).collect();
-                    let remaining = lint_source(Source::from_text(origin.clone(), original.clone()), cfg, sel);
+                    let remaining = lint_source(
+                        Source::from_text(origin.clone(), original.clone()),
+                        cfg,
+                        sel,
+                    );
                     return Outcome {
                         text: original.clone(),
                         original,
@@ -140,7 +144,13 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                     let fix = d.fix.as_ref().unwrap();
                     let span = fix.edits.iter().map(|e| e.range.start).min().unwrap_or(0)
                         ..fix.edits.iter().map(|e| e.range.end).max().unwrap_or(0);
-                    let (document, path) = path_at(&cur.text, &y, &span);
+                    // The common prefix of the edits' own paths holds them all.
+                    let mut located = fix.edits.iter().map(|e| path_at(&cur.text, &y, e));
+                    let (document, mut path) = located.next().unwrap_or_default();
+                    for (_, p) in located {
+                        let same = path.iter().zip(&p).take_while(|(a, b)| a == b).count();
+                        path.truncate(same);
+                    }
                     applied.push(Applied {
                         code: d.code,
                         title: fix.title.clone(),
@@ -297,10 +307,20 @@ fn map_back(rounds: &[Vec<(Range<usize>, usize)>], mut pos: usize, end: bool) ->
     pos
 }
 
-/// The document holding `range` and the path of the deepest node that contains it whole. The
-/// range is first trimmed of surrounding white space and sequence dashes, which belong to no node.
-fn path_at(text: &str, y: &Yaml, range: &Range<usize>) -> (usize, Vec<PathSeg>) {
-    let r = super::trimmed(text, range);
+/// The document an edit falls in and the path of the smallest node that holds it.
+///
+/// A block collection's span runs on to the next token, past the line breaks after its content,
+/// so an insertion at a line start is "inside" every node that ends above it. What it belongs to
+/// is told by its indentation instead: it goes into a child only when it is indented deeper than
+/// that child's line. A range that covers a child's whole content (a deleted item, a replaced
+/// scalar) names the child's parent, so that the indices of later siblings do not matter.
+fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
+    let r = super::trimmed(text, &edit.range);
+    let at_line_start = r.is_empty() && (r.start == 0 || text[..r.start].ends_with('\n'));
+    let new_text = edit.text.trim_start_matches(['\r', '\n']);
+    let indent = at_line_start.then(|| new_text.len() - new_text.trim_start_matches(' ').len());
+    // A new `- item` may sit at its parent key's column (`key:\n- item`).
+    let is_item = new_text.trim_start_matches(' ').starts_with('-');
     let doc = y
         .docs
         .iter()
@@ -310,19 +330,29 @@ fn path_at(text: &str, y: &Yaml, range: &Range<usize>) -> (usize, Vec<PathSeg>) 
     let Some(mut node) = y.docs.get(doc).and_then(|d| d.root) else {
         return (doc, path);
     };
-    let contains = |n: NodeId| {
+    let holds = |n: NodeId, line_of: usize| {
         let s = y.span(n);
-        if r.is_empty() {
-            s.start < r.start && r.start < s.end
-        } else {
-            s.start <= r.start && r.end <= s.end
+        match indent {
+            Some(col) => {
+                let flush_item =
+                    is_item && matches!(y.node(n).kind, NodeKind::Sequence { flow: false, .. });
+                let deeper = first_column(text, line_of) < col
+                    || (flush_item && first_column(text, line_of) == col);
+                s.start < r.start && r.start <= s.end && deeper
+            }
+            None if r.is_empty() => s.start < r.start && r.start < s.end,
+            None => {
+                s.start <= r.start
+                    && r.end <= s.end
+                    && !(r.start <= s.start && r.end >= super::content_end(y, n))
+            }
         }
     };
     'down: loop {
         match &y.node(node).kind {
             NodeKind::Mapping { entries, .. } => {
                 for &(k, v) in entries {
-                    if contains(v) {
+                    if holds(v, y.span(k).start) {
                         path.push(PathSeg::Key(y.str(k).unwrap_or("").to_string()));
                         node = v;
                         continue 'down;
@@ -331,7 +361,7 @@ fn path_at(text: &str, y: &Yaml, range: &Range<usize>) -> (usize, Vec<PathSeg>) 
             }
             NodeKind::Sequence { items, .. } => {
                 for (i, &item) in items.iter().enumerate() {
-                    if contains(item) {
+                    if holds(item, y.span(item).start) {
                         path.push(PathSeg::Index(i));
                         node = item;
                         continue 'down;
@@ -342,6 +372,14 @@ fn path_at(text: &str, y: &Yaml, range: &Range<usize>) -> (usize, Vec<PathSeg>) 
         }
         return (doc, path);
     }
+}
+
+/// The indentation of `pos`'s line: for `  - name: a` the dash's column (2), for `    name: a`
+/// the key's (4).
+fn first_column(text: &str, pos: usize) -> usize {
+    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[start..];
+    line.len() - line.trim_start_matches(' ').len()
 }
 
 #[cfg(test)]
@@ -376,15 +414,32 @@ mod tests {
     fn paths_name_the_smallest_enclosing_node() {
         let text = "a:\n  b:\n  - x: 1\n    y: 2\n  c: 3\n";
         let y = yaml::parse(text, 0);
-        let at = text.find("2").unwrap();
+        let path = |range: Range<usize>, new: &str| {
+            path_at(
+                text,
+                &y,
+                &Edit {
+                    range,
+                    text: new.into(),
+                },
+            )
+            .1
+        };
+        let key = |k: &str| PathSeg::Key(k.into());
+        // Replacing a scalar names the mapping that holds it.
+        let two = text.find('2').unwrap();
         assert_eq!(
-            path_at(text, &y, &(at..at + 1)).1,
-            vec![
-                PathSeg::Key("a".into()),
-                PathSeg::Key("b".into()),
-                PathSeg::Index(0),
-                PathSeg::Key("y".into())
-            ]
+            path(two..two + 1, "3"),
+            vec![key("a"), key("b"), PathSeg::Index(0)]
         );
+        // A new item after the last one belongs to the list, a new key to its mapping, told apart
+        // by their indentation although both are inserted at the same place.
+        let after = text.find("  c:").unwrap();
+        assert_eq!(path(after..after, "  - x: 9\n"), vec![key("a"), key("b")]);
+        assert_eq!(
+            path(after..after, "    z: 9\n"),
+            vec![key("a"), key("b"), PathSeg::Index(0)]
+        );
+        assert_eq!(path(after..after, "  d: 9\n"), vec![key("a")]);
     }
 }

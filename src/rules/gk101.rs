@@ -74,7 +74,7 @@ pub(super) fn add_gomemlimit(cx: &ContainerCtx, limit: &EffectiveValue) -> Resul
             ),
         )
     };
-    let edit = add_env(cx.src, cx.y, cx.c, "GOMEMLIMIT", value)?;
+    let edit = add_env(cx.fx, cx.c, "GOMEMLIMIT", value)?;
     // An envFrom source we cannot see may already set GOMEMLIMIT; an env entry would override it.
     let (applicability, title) = if cx.unresolved_env_from_note().is_some() {
         (

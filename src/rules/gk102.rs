@@ -4,9 +4,9 @@
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::replace_scalar;
-use crate::yaml::Style;
 use crate::k8s::container::ValueOrigin;
 use crate::runtime::describe_bytes;
+use crate::yaml::Style;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let (Some(limit), Some(request)) = (&cx.eff.limit_memory, &cx.eff.request_memory) else {
@@ -60,7 +60,13 @@ fn copy_quantity(
 ) -> Option<crate::diagnostic::Edit> {
     let plain = |n| matches!(cx.y.scalar(n), Some((_, Style::Plain, None)));
     match limit.node {
-        Some(l) if limit.is_declared() && plain(l) && plain(request) && !cx.y.is_alias(l) && !cx.y.is_alias(request) => {
+        Some(l)
+            if limit.is_declared()
+                && plain(l)
+                && plain(request)
+                && !cx.y.is_alias(l)
+                && !cx.y.is_alias(request) =>
+        {
             Some(crate::diagnostic::Edit {
                 range: cx.y.span(request),
                 text: cx.src.text[cx.y.span(l)].to_string(),

@@ -46,7 +46,9 @@ pub fn remove_godebug_key(
         .collect();
     if kept.iter().all(|k| k.trim().is_empty()) {
         // Nothing else in GODEBUG: drop the whole env entry.
-        let edit = crate::fix::delete_block_item(cx.src, cx.y, var.entry)?;
+        let edit =
+            cx.c.env_node
+                .and_then(|env| crate::fix::emit::remove_item(cx.fx, env, var.entry))?;
         return Some(Fix {
             applicability: Applicability::Safe,
             title: "remove the GODEBUG env entry".into(),

@@ -61,8 +61,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         d = d.note(n.clone());
     }
     let fix = add_env(
-        cx.src,
-        cx.y,
+        cx.fx,
         cx.c,
         "GOMAXPROCS",
         NewValue::ResourceFieldRef("limits.cpu"),

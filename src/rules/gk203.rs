@@ -4,7 +4,7 @@
 use super::ContainerCtx;
 use crate::config::CpuLimits;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::fix::emit::{add_entry, add_nested_entry, guard_shared, remove_entry, rename_key, Skip};
+use crate::fix::emit::{add_entry, add_nested_entry, remove_entry, remove_item, rename_key, Skip};
 use crate::k8s::container::{EffectiveValue, EnvValue, Resource};
 use crate::runtime::throttle::{
     burn, ceil_cpus, describe_cpus, go125_gomaxprocs, limit_millis, ms, quota_ms,
@@ -60,13 +60,25 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
 /// guarantee, so the old limit becomes the request.
 fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> {
     let (y, src) = (cx.y, cx.src);
-    let res = cx.c.resources.node.ok_or("not fixed automatically: no resources mapping")?;
+    let res =
+        cx.c.resources
+            .node
+            .ok_or("not fixed automatically: no resources mapping")?;
     let (limits_key, limits) = y
         .get_entry(res, "limits")
         .ok_or("not fixed automatically: no limits mapping")?;
-    let q = cx.c.resources.limits.cpu.as_ref().ok_or("not fixed automatically: no CPU limit")?;
-    guard_shared(y, limits, "the limits mapping")?;
-    if cx.limit_ranges.iter().any(|lr| lr.default_limit(Resource::Cpu).is_some()) {
+    let q =
+        cx.c.resources
+            .limits
+            .cpu
+            .as_ref()
+            .ok_or("not fixed automatically: no CPU limit")?;
+    cx.fx.guard_shared(limits, "the limits mapping")?;
+    if cx
+        .limit_ranges
+        .iter()
+        .any(|lr| lr.default_limit(Resource::Cpu).is_some())
+    {
         return Err("not fixed automatically: a LimitRange in this namespace would put a default CPU limit back".into());
     }
     if y.is_alias(q.node) {
@@ -76,46 +88,80 @@ fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> 
     let reader = cx.c.env.iter().find(|v| match &v.value {
         EnvValue::ResourceFieldRef(f) => {
             f.resource.as_ref().is_some_and(|(r, _)| r == "limits.cpu")
-                && f.container_name.as_ref().is_none_or(|(n, _)| Some(n) == cx.c.name.as_ref())
+                && f.container_name
+                    .as_ref()
+                    .is_none_or(|(n, _)| Some(n) == cx.c.name.as_ref())
         }
         _ => false,
     });
+    // GOMAXPROCS that only mirrored the limit goes with it; any other reader needs a decision.
+    let mut extra = Vec::new();
     if let Some(v) = reader {
-        return Err(format!(
-            "not fixed automatically: {} reads limits.cpu through the downward API, and without the limit it would get the node's CPU count; decide its value first",
-            v.name
-        ));
+        let removed = (v.name == "GOMAXPROCS")
+            .then(|| {
+                cx.c.env_node
+                    .and_then(|env| remove_item(cx.fx, env, v.entry))
+            })
+            .flatten();
+        match removed {
+            Some(e) => extra.push(e),
+            None => {
+                return Err(format!(
+                    "not fixed automatically: {} reads limits.cpu through the downward API, and without the limit it would get the node's CPU count; decide its value first",
+                    v.name
+                ))
+            }
+        }
     }
+    let and_env = if extra.is_empty() {
+        ""
+    } else {
+        " and the GOMAXPROCS entry that read it"
+    };
     let only_cpu = y.entries(limits).len() == 1;
     // Remove the cpu entry, or the whole `limits:` when cpu was all it held.
     let remove = || {
         if only_cpu {
-            remove_entry(src, y, res, limits_key, limits)
+            remove_entry(cx.fx, res, limits_key, limits)
         } else {
-            remove_entry(src, y, limits, q.key, q.node)
+            remove_entry(cx.fx, limits, q.key, q.node)
         }
     };
     let has_request = cx.eff.request_cpu.as_ref().is_some_and(|r| r.is_declared());
     if has_request {
+        let mut edits = vec![remove()?];
+        edits.extend(extra);
         return Ok(Fix {
             applicability: Applicability::Unsafe,
-            title: format!("remove the CPU limit {} (the CPU request stays)", limit.text),
-            edits: vec![remove()?],
+            title: format!(
+                "remove the CPU limit {}{and_env} (the CPU request stays)",
+                limit.text
+            ),
+            edits,
         });
     }
     let limit_text = &src.text[y.span(q.node)];
-    let edits = match y.get_entry(res, "requests") {
+    let mut edits = match y.get_entry(res, "requests") {
         Some((_, requests)) if y.is_mapping(requests) && !y.entries(requests).is_empty() => {
-            vec![remove()?, add_entry(src, y, requests, "cpu", limit_text)?]
+            vec![remove()?, add_entry(cx.fx, requests, "cpu", limit_text)?]
         }
-        Some(_) => return Err("not fixed automatically: the requests entry is not a mapping".into()),
+        Some(_) => {
+            return Err("not fixed automatically: the requests entry is not a mapping".into())
+        }
         // `limits: {cpu: X}` alone becomes `requests: {cpu: X}` by renaming one key.
         None if only_cpu => vec![rename_key(y, limits_key, "requests")?],
-        None => vec![remove()?, add_nested_entry(src, y, res, "requests", "cpu", limit_text)?],
+        None => vec![
+            remove()?,
+            add_nested_entry(cx.fx, res, "requests", "cpu", limit_text)?,
+        ],
     };
+    edits.extend(extra);
     Ok(Fix {
         applicability: Applicability::Unsafe,
-        title: format!("move the CPU limit {} to the CPU request", limit.text),
+        title: format!(
+            "move the CPU limit {} to the CPU request{and_env}",
+            limit.text
+        ),
         edits,
     })
 }

@@ -27,7 +27,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         var.value_node(),
         format!("{how} pins the value on Go 1.25+: the runtime stops tracking the CPU limit (in-place resizes are missed) and a limit below 2 CPUs gives 1 thread where Go would use 2"),
     ).note("remove GOMAXPROCS and let the runtime size itself to the limit")
-    .with_fix(crate::fix::delete_block_item(cx.src, cx.y, var.entry).map(|e| Fix {
+    .with_fix(cx.c.env_node.and_then(|env| crate::fix::emit::remove_item(cx.fx, env, var.entry)).map(|e| Fix {
         applicability: Applicability::Unsafe,
         title: "remove the GOMAXPROCS env entry".into(),
         edits: vec![e],

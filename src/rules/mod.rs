@@ -45,6 +45,8 @@ pub struct ContainerCtx<'a, 'y> {
     pub go: GoView,
     pub limit_ranges: &'a [&'a LimitRange],
     pub config_maps: &'a [ConfigMap],
+    /// Writes fixes in the file's style (its layout is worked out once per file).
+    pub fx: &'a crate::fix::emit::Emitter<'a, 'y>,
 }
 
 impl ContainerCtx<'_, '_> {
