@@ -5,7 +5,8 @@
 //! [`k8s`] (objects, pod specs, containers, effective resources) → [`runtime`] (the Go view:
 //! is it Go, which version, what the runtime does with each env value) → [`rules`] →
 //! [`suppress`] → [`output`]. [`lint`] strings the stages together for one file; [`cli`] runs it
-//! over many files in parallel.
+//! over many files in parallel; [`fix`] rewrites files from the findings' edits; [`lsp`] serves
+//! the same findings and fixes to editors.
 
 pub mod cli;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod diagnostic;
 pub mod fix;
 pub mod k8s;
 pub mod lint;
+pub mod lsp;
 pub mod output;
 pub mod rules;
 pub mod runtime;

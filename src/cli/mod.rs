@@ -27,6 +27,8 @@ pub enum Command {
     Fix(fix::FixArgs),
     /// List every rule: code, name, default severity, fix.
     Rules,
+    /// Run the language server on standard input and output (for editors).
+    Lsp,
     /// Print a rule's documentation.
     Explain {
         /// A rule code (GK101) or name (memory-limit-without-gomemlimit).
@@ -64,6 +66,7 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Lint(a) => lint::run(a),
         Command::Fix(a) => fix::run(a),
         Command::Rules => rules::list(),
+        Command::Lsp => crate::lsp::run(),
         Command::Explain { rule } => rules::explain(&rule),
     }
 }

@@ -1,0 +1,209 @@
+//! Findings as LSP diagnostics, and the code actions on them. A fixable diagnostic carries its fix
+//! in `data` (as ruff's server does), so a quick fix is exactly the edit the linter computed,
+//! without linting again; "fix all" runs the same engine as `golint-k8s fix`.
+
+use std::collections::HashMap;
+
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeDescription,
+    DiagnosticRelatedInformation, Location, NumberOrString, Position, Range, TextEdit, Uri,
+    WorkspaceEdit,
+};
+use serde::{Deserialize, Serialize};
+
+use super::convert::{Encoding, LineIndex};
+use super::{severity, FIX_ALL_KIND};
+use crate::config::Config;
+use crate::diagnostic::Applicability;
+use crate::fix::engine::fix_source;
+use crate::lint::{FileReport, Selection};
+use crate::source::{Origin, Source};
+
+/// The fix a diagnostic carries in `data`.
+#[derive(Debug, Serialize, Deserialize)]
+struct FixData {
+    title: String,
+    applicability: Applicability,
+    edits: Vec<TextEdit>,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct Data {
+    fix: Option<FixData>,
+}
+
+pub fn diagnostics(
+    uri: &Uri,
+    report: &FileReport,
+    text: &str,
+    enc: Encoding,
+) -> Vec<lsp_types::Diagnostic> {
+    let idx = LineIndex::new(text);
+    report
+        .findings
+        .iter()
+        .map(|f| {
+            let d = &f.diagnostic;
+            let range = idx.range(&d.range, enc);
+            let at = |message: String| DiagnosticRelatedInformation {
+                location: Location {
+                    uri: uri.clone(),
+                    range,
+                },
+                message,
+            };
+            let mut related: Vec<DiagnosticRelatedInformation> =
+                d.notes.iter().map(|n| at(n.clone())).collect();
+            if let Some(t) = &d.source_template {
+                related.push(at(format!("rendered from {t}")));
+            }
+            let fix = d.fix.as_ref().map(|x| FixData {
+                title: x.title.clone(),
+                applicability: x.applicability,
+                edits: x
+                    .edits
+                    .iter()
+                    .map(|e| TextEdit {
+                        range: idx.range(&e.range, enc),
+                        new_text: e.text.clone(),
+                    })
+                    .collect(),
+            });
+            lsp_types::Diagnostic {
+                range,
+                severity: Some(severity(d.severity)),
+                code: Some(NumberOrString::String(d.code.to_string())),
+                code_description: crate::output::doc_url(d.code)
+                    .parse()
+                    .ok()
+                    .map(|href| CodeDescription { href }),
+                source: Some("golint-k8s".into()),
+                message: d.message.clone(),
+                related_information: (!related.is_empty()).then_some(related),
+                tags: None,
+                data: fix.map(|f| serde_json::to_value(Data { fix: Some(f) }).unwrap_or_default()),
+            }
+        })
+        .collect()
+}
+
+fn wanted(only: &Option<Vec<CodeActionKind>>, kind: &str) -> bool {
+    only.as_ref().is_none_or(|kinds| {
+        kinds
+            .iter()
+            .any(|k| kind == k.as_str() || kind.starts_with(&format!("{}.", k.as_str())))
+    })
+}
+
+fn edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
+    WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..Default::default()
+    }
+}
+
+pub fn code_actions(
+    p: &CodeActionParams,
+    text: &str,
+    cfg: &Config,
+    enc: Encoding,
+) -> Vec<CodeActionOrCommand> {
+    let uri = &p.text_document.uri;
+    let only = &p.context.only;
+    let mut out = Vec::new();
+    let ours = p
+        .context
+        .diagnostics
+        .iter()
+        .filter(|d| d.source.as_deref() == Some("golint-k8s"));
+    if wanted(only, CodeActionKind::QUICKFIX.as_str()) {
+        for d in ours {
+            let fix = d
+                .data
+                .clone()
+                .and_then(|v| serde_json::from_value::<Data>(v).ok())
+                .and_then(|data| data.fix);
+            if let Some(fix) = fix {
+                let safe = fix.applicability == Applicability::Safe;
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: if safe {
+                        fix.title
+                    } else {
+                        format!("{} (unsafe)", fix.title)
+                    },
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![d.clone()]),
+                    edit: Some(edit(uri, fix.edits)),
+                    is_preferred: Some(safe),
+                    ..Default::default()
+                }));
+            }
+            if let Some(NumberOrString::String(code)) = &d.code {
+                out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                    title: format!("Suppress {code} on this line"),
+                    kind: Some(CodeActionKind::QUICKFIX),
+                    diagnostics: Some(vec![d.clone()]),
+                    edit: Some(edit(uri, vec![suppression(text, d.range.start.line, code)])),
+                    ..Default::default()
+                }));
+            }
+        }
+    }
+    if wanted(only, FIX_ALL_KIND) {
+        if let Some(e) = fix_all(uri, text, cfg, enc) {
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: "Fix all safe golint-k8s problems".into(),
+                kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
+                edit: Some(edit(uri, vec![e])),
+                ..Default::default()
+            }));
+        }
+    }
+    out
+}
+
+/// `# golint-k8s: ignore=GKnnn` on its own line above the finding, indented like that line.
+fn suppression(text: &str, line: u32, code: &str) -> TextEdit {
+    let l = text.lines().nth(line as usize).unwrap_or("");
+    let indent: String = l.chars().take_while(|c| *c == ' ').collect();
+    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    TextEdit {
+        range: Range::new(Position::new(line, 0), Position::new(line, 0)),
+        new_text: format!("{indent}# golint-k8s: ignore={code}{nl}"),
+    }
+}
+
+/// One edit turning the document into what `golint-k8s fix` (safe fixes) makes of it: the
+/// changed middle between the common prefix and suffix.
+fn fix_all(uri: &Uri, text: &str, cfg: &Config, enc: Encoding) -> Option<TextEdit> {
+    let src = Source::from_text(Origin::Stdin(uri.as_str().to_string()), text.to_string());
+    let out = fix_source(src, cfg, &Selection::default(), false);
+    if !out.changed() || out.error.is_some() {
+        return None;
+    }
+    let new = out.text;
+    let mut prefix = text
+        .bytes()
+        .zip(new.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !text.is_char_boundary(prefix) || !new.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let max_suffix = text.len().min(new.len()) - prefix;
+    let mut suffix = text
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take(max_suffix)
+        .take_while(|(a, b)| a == b)
+        .count();
+    while !text.is_char_boundary(text.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
+        suffix -= 1;
+    }
+    let idx = LineIndex::new(text);
+    Some(TextEdit {
+        range: idx.range(&(prefix..text.len() - suffix), enc),
+        new_text: new[prefix..new.len() - suffix].to_string(),
+    })
+}

@@ -1,0 +1,499 @@
+//! `golint-k8s lsp`: the language server. It shares everything with the CLI (the linter, the fix
+//! engine, the config file) and adds only what an editor needs: open documents kept in memory,
+//! positions in the client's encoding, diagnostics pushed on every change, and code actions.
+//!
+//! One thread, synchronous, as ruff and rust-analyzer's scaffold do it: linting a document takes
+//! milliseconds, so nothing is gained from queueing. Messages are read here rather than by
+//! `lsp_server::Connection` so that a malformed message is logged and skipped instead of ending
+//! the connection.
+
+mod actions;
+mod convert;
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::{
+    notification::{self, Notification as _},
+    request::{self, Request as _},
+    CodeActionKind, CodeActionOptions, CodeActionProviderCapability, DiagnosticSeverity,
+    InitializeParams, InitializeResult, MessageType, PositionEncodingKind, SaveOptions,
+    ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, TextDocumentSyncSaveOptions,
+};
+use serde_json::Value;
+
+use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
+use crate::lint::{lint_source, FileReport, Selection};
+use crate::source::{Origin, Source, MAX_FILE_BYTES};
+use convert::{Encoding, LineIndex};
+
+pub const FIX_ALL_KIND: &str = "source.fixAll.golint-k8s";
+
+/// An open document.
+struct Doc {
+    text: String,
+    version: i32,
+}
+
+struct Server {
+    encoding: Encoding,
+    overrides: Overrides,
+    finder: ConfigFinder,
+    docs: HashMap<String, Doc>,
+    shutdown: bool,
+    initialized: bool,
+}
+
+/// Run the server on standard input and output; returns the process's exit code.
+pub fn run() -> i32 {
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut server = Server {
+        encoding: Encoding::Utf16,
+        overrides: Overrides::default(),
+        finder: ConfigFinder::new(None, Overrides::default()),
+        docs: HashMap::new(),
+        shutdown: false,
+        initialized: false,
+    };
+    loop {
+        // The body is consumed before it is parsed, so after a malformed one the stream is still
+        // in step and the next message reads normally.
+        match Message::read(&mut input) {
+            Ok(Some(msg)) => {
+                let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    server.handle(msg, &mut out)
+                }));
+                match handled {
+                    Ok(Ok(Some(code))) => return code,
+                    Ok(Ok(None)) => {}
+                    // The client is gone: nobody left to serve.
+                    Ok(Err(_)) => return 1,
+                    Err(_) => log(
+                        &mut out,
+                        MessageType::ERROR,
+                        "golint-k8s: internal error while handling a message; please report it"
+                            .into(),
+                    ),
+                }
+            }
+            Ok(None) => return i32::from(!server.shutdown),
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => log(
+                &mut out,
+                MessageType::ERROR,
+                format!("golint-k8s: ignored a malformed message: {e}"),
+            ),
+            Err(_) => return 1,
+        }
+    }
+}
+
+fn send(out: &mut impl Write, msg: Message) -> std::io::Result<()> {
+    msg.write(out)
+}
+
+fn log(out: &mut impl Write, typ: MessageType, message: String) {
+    let params = lsp_types::LogMessageParams { typ, message };
+    let _ = send(
+        out,
+        Message::Notification(Notification::new(
+            notification::LogMessage::METHOD.to_string(),
+            params,
+        )),
+    );
+}
+
+impl Server {
+    /// Handle one message; `Some(code)` ends the process (the `exit` notification).
+    fn handle(&mut self, msg: Message, out: &mut impl Write) -> std::io::Result<Option<i32>> {
+        match msg {
+            Message::Request(req) => {
+                let id = req.id.clone();
+                let response = self.request(req, out);
+                let response = match response {
+                    Ok(v) => Response::new_ok(id, v),
+                    Err((code, m)) => Response::new_err(id, code as i32, m),
+                };
+                send(out, Message::Response(response))?;
+            }
+            Message::Notification(n) => {
+                if n.method == notification::Exit::METHOD {
+                    return Ok(Some(i32::from(!self.shutdown)));
+                }
+                self.notification(n, out)?;
+            }
+            // Answers to our own requests (registering the config watcher) need no action.
+            Message::Response(_) => {}
+        }
+        Ok(None)
+    }
+
+    fn request(
+        &mut self,
+        req: Request,
+        out: &mut impl Write,
+    ) -> Result<Value, (ErrorCode, String)> {
+        let params = req.params;
+        match req.method.as_str() {
+            request::Initialize::METHOD => {
+                let p: InitializeParams = parse(params)?;
+                Ok(serde_json::to_value(self.initialize(p, out)).unwrap_or(Value::Null))
+            }
+            _ if !self.initialized => Err((
+                ErrorCode::ServerNotInitialized,
+                "initialize first".to_string(),
+            )),
+            request::Shutdown::METHOD => {
+                self.shutdown = true;
+                Ok(Value::Null)
+            }
+            request::CodeActionRequest::METHOD => {
+                let p: lsp_types::CodeActionParams = parse(params)?;
+                let uri = p.text_document.uri.as_str().to_string();
+                let Some(doc) = self.docs.get(&uri) else {
+                    return Ok(Value::Array(Vec::new()));
+                };
+                let cfg = self.config_for(&uri, out);
+                let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding);
+                Ok(serde_json::to_value(list).unwrap_or(Value::Null))
+            }
+            other => Err((
+                ErrorCode::MethodNotFound,
+                format!("golint-k8s does not implement {other}"),
+            )),
+        }
+    }
+
+    fn initialize(&mut self, p: InitializeParams, out: &mut impl Write) -> InitializeResult {
+        let utf8 = p
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_ref())
+            .is_some_and(|encs| encs.contains(&PositionEncodingKind::UTF8));
+        self.encoding = if utf8 {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        if let Some(opts) = &p.initialization_options {
+            self.overrides = overrides(opts, out);
+            self.finder = ConfigFinder::new(None, self.overrides.clone());
+        }
+        self.initialized = true;
+        let watch = p
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|w| w.did_change_watched_files.as_ref())
+            .and_then(|d| d.dynamic_registration)
+            .unwrap_or(false);
+        if watch {
+            register_config_watcher(out);
+        }
+        InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(if utf8 {
+                    PositionEncodingKind::UTF8
+                } else {
+                    PositionEncodingKind::UTF16
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        save: Some(TextDocumentSyncSaveOptions::SaveOptions(SaveOptions {
+                            include_text: Some(false),
+                        })),
+                        ..Default::default()
+                    },
+                )),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![
+                            CodeActionKind::QUICKFIX,
+                            CodeActionKind::new(FIX_ALL_KIND),
+                        ]),
+                        ..Default::default()
+                    },
+                )),
+                ..Default::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "golint-k8s".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+        }
+    }
+
+    fn notification(&mut self, n: Notification, out: &mut impl Write) -> std::io::Result<()> {
+        let params = n.params;
+        match n.method.as_str() {
+            notification::DidOpenTextDocument::METHOD => {
+                let Ok(p) = parse::<lsp_types::DidOpenTextDocumentParams>(params) else {
+                    return Ok(());
+                };
+                let uri = p.text_document.uri.as_str().to_string();
+                self.docs.insert(
+                    uri.clone(),
+                    Doc {
+                        text: p.text_document.text,
+                        version: p.text_document.version,
+                    },
+                );
+                self.publish(&uri, out)
+            }
+            notification::DidChangeTextDocument::METHOD => {
+                let Ok(p) = parse::<lsp_types::DidChangeTextDocumentParams>(params) else {
+                    return Ok(());
+                };
+                let uri = p.text_document.uri.as_str().to_string();
+                let enc = self.encoding;
+                let Some(doc) = self.docs.get_mut(&uri) else {
+                    return Ok(());
+                };
+                for change in p.content_changes {
+                    match change.range {
+                        Some(r) => {
+                            let idx = LineIndex::new(&doc.text);
+                            let start = idx.offset(r.start, enc);
+                            let end = idx.offset(r.end, enc).max(start);
+                            doc.text.replace_range(start..end, &change.text);
+                        }
+                        None => doc.text = change.text,
+                    }
+                }
+                doc.version = p.text_document.version;
+                self.publish(&uri, out)
+            }
+            notification::DidSaveTextDocument::METHOD => {
+                let Ok(p) = parse::<lsp_types::DidSaveTextDocumentParams>(params) else {
+                    return Ok(());
+                };
+                self.publish(p.text_document.uri.as_str(), out)
+            }
+            notification::DidCloseTextDocument::METHOD => {
+                let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(params) else {
+                    return Ok(());
+                };
+                let uri = p.text_document.uri;
+                self.docs.remove(uri.as_str());
+                publish_diagnostics(out, uri, Vec::new(), None)
+            }
+            notification::DidChangeWatchedFiles::METHOD => {
+                // A config file changed: forget every config read so far and lint again.
+                self.finder = ConfigFinder::new(None, self.overrides.clone());
+                let uris: Vec<String> = self.docs.keys().cloned().collect();
+                for uri in uris {
+                    self.publish(&uri, out)?;
+                }
+                Ok(())
+            }
+            // initialized, $/cancelRequest (every request is answered at once), $/setTrace, …
+            _ => Ok(()),
+        }
+    }
+
+    fn config_for(&self, uri: &str, out: &mut impl Write) -> std::sync::Arc<Config> {
+        let path = uri_path(uri).unwrap_or_else(|| PathBuf::from("-"));
+        match self.finder.for_file(&path) {
+            Ok(c) => c,
+            Err(e) => {
+                log(
+                    out,
+                    MessageType::WARNING,
+                    format!("golint-k8s: invalid config, using the defaults: {e}"),
+                );
+                let mut c = Config::default();
+                c.apply(&self.overrides);
+                std::sync::Arc::new(c)
+            }
+        }
+    }
+
+    /// Lint an open document and push its diagnostics.
+    fn publish(&self, uri: &str, out: &mut impl Write) -> std::io::Result<()> {
+        let Some(doc) = self.docs.get(uri) else {
+            return Ok(());
+        };
+        let Ok(parsed) = uri.parse::<lsp_types::Uri>() else {
+            return Ok(());
+        };
+        if doc.text.len() as u64 > MAX_FILE_BYTES {
+            log(
+                out,
+                MessageType::WARNING,
+                format!("golint-k8s: {uri} is larger than {MAX_FILE_BYTES} bytes; not linted"),
+            );
+            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
+        }
+        if !has_kubernetes_objects(&doc.text) {
+            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
+        }
+        let cfg = self.config_for(uri, out);
+        let report = lint_document(uri, &doc.text, &cfg);
+        let diags = actions::diagnostics(&parsed, &report, &doc.text, self.encoding);
+        publish_diagnostics(out, parsed, diags, Some(doc.version))
+    }
+}
+
+fn publish_diagnostics(
+    out: &mut impl Write,
+    uri: lsp_types::Uri,
+    diagnostics: Vec<lsp_types::Diagnostic>,
+    version: Option<i32>,
+) -> std::io::Result<()> {
+    let params = lsp_types::PublishDiagnosticsParams {
+        uri,
+        diagnostics,
+        version,
+    };
+    send(
+        out,
+        Message::Notification(Notification::new(
+            notification::PublishDiagnostics::METHOD.to_string(),
+            params,
+        )),
+    )
+}
+
+/// Ask the client to tell us when a config file changes.
+fn register_config_watcher(out: &mut impl Write) {
+    let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
+        watchers: vec![lsp_types::FileSystemWatcher {
+            glob_pattern: lsp_types::GlobPattern::String("**/.golint-k8s.yaml".into()),
+            kind: None,
+        }],
+    };
+    let params = lsp_types::RegistrationParams {
+        registrations: vec![lsp_types::Registration {
+            id: "golint-k8s-config".into(),
+            method: notification::DidChangeWatchedFiles::METHOD.into(),
+            register_options: serde_json::to_value(options).ok(),
+        }],
+    };
+    let _ = send(
+        out,
+        Message::Request(Request::new(
+            RequestId::from("golint-k8s-register".to_string()),
+            request::RegisterCapability::METHOD.to_string(),
+            params,
+        )),
+    );
+}
+
+pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config) -> FileReport {
+    let name = uri_path(uri).map_or_else(|| uri.to_string(), |p| p.display().to_string());
+    lint_source(
+        Source::from_text(Origin::Stdin(name), text.to_string()),
+        cfg,
+        &Selection::default(),
+    )
+}
+
+fn parse<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, (ErrorCode, String)> {
+    serde_json::from_value(v).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
+}
+
+/// `initializationOptions`: `{"go-version": "1.25", "node-cpus": 16}`.
+fn overrides(opts: &Value, out: &mut impl Write) -> Overrides {
+    let mut o = Overrides::default();
+    match opts.get("go-version") {
+        Some(Value::String(v)) => match GoVersion::parse(v) {
+            Some(g) => o.go_version = Some(g),
+            None => log(
+                out,
+                MessageType::WARNING,
+                format!("golint-k8s: go-version must look like 1.25, not {v:?}"),
+            ),
+        },
+        Some(other) if !other.is_null() => log(
+            out,
+            MessageType::WARNING,
+            "golint-k8s: go-version must be a string such as \"1.25\"".into(),
+        ),
+        _ => {}
+    }
+    match opts.get("node-cpus").and_then(Value::as_u64) {
+        Some(n) if n >= 1 && n <= u64::from(u32::MAX) => o.node_cpus = Some(n as u32),
+        Some(_) => log(
+            out,
+            MessageType::WARNING,
+            "golint-k8s: node-cpus must be 1 or more".into(),
+        ),
+        None => {}
+    }
+    o
+}
+
+/// Only documents with Kubernetes objects get diagnostics: other YAML in the editor stays quiet.
+/// A document that does not parse counts when its text names both `apiVersion` and `kind`.
+fn has_kubernetes_objects(text: &str) -> bool {
+    let y = crate::yaml::parse(text.trim_start_matches('\u{feff}'), 0);
+    let object = y
+        .docs
+        .iter()
+        .filter_map(|d| d.root)
+        .any(|root| y.get(root, "apiVersion").is_some() && y.get(root, "kind").is_some());
+    object
+        || ((y.stream_error.is_some() || y.docs.iter().any(|d| d.error.is_some()))
+            && text.contains("apiVersion")
+            && text.contains("kind"))
+}
+
+/// The file path of a `file://` URI (percent-decoded), for finding its config.
+fn uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let path = rest.strip_prefix("localhost").unwrap_or(rest);
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&path[i + 1..i + 3], 16) {
+                decoded.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        decoded.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(decoded).ok().map(PathBuf::from)
+}
+
+fn severity(s: crate::diagnostic::Severity) -> DiagnosticSeverity {
+    match s {
+        crate::diagnostic::Severity::Error => DiagnosticSeverity::ERROR,
+        crate::diagnostic::Severity::Warning => DiagnosticSeverity::WARNING,
+        crate::diagnostic::Severity::Info => DiagnosticSeverity::INFORMATION,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_uris_become_paths() {
+        assert_eq!(
+            uri_path("file:///srv/my%20app/deploy.yaml"),
+            Some(PathBuf::from("/srv/my app/deploy.yaml"))
+        );
+        assert_eq!(uri_path("untitled:Untitled-1"), None);
+    }
+
+    #[test]
+    fn only_kubernetes_documents_count() {
+        assert!(has_kubernetes_objects("apiVersion: v1\nkind: Pod\n"));
+        assert!(!has_kubernetes_objects("name: ci\non: push\n"));
+        assert!(has_kubernetes_objects(
+            "apiVersion: v1\nkind: Pod\nspec: [\n"
+        ));
+    }
+}
