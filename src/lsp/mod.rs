@@ -332,11 +332,11 @@ impl Server {
             );
             return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
         }
-        if !has_kubernetes_objects(&doc.text) {
-            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
-        }
         let cfg = self.config_for(uri, out);
         let report = lint_document(uri, &doc.text, &cfg);
+        if !has_kubernetes_objects(&report, &doc.text) {
+            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
+        }
         let diags = actions::diagnostics(&parsed, &report, &doc.text, self.encoding);
         publish_diagnostics(out, parsed, diags, Some(doc.version))
     }
@@ -432,18 +432,11 @@ fn overrides(opts: &Value, out: &mut impl Write) -> Overrides {
 }
 
 /// Only documents with Kubernetes objects get diagnostics: other YAML in the editor stays quiet.
-/// A document that does not parse counts when its text names both `apiVersion` and `kind`.
-fn has_kubernetes_objects(text: &str) -> bool {
-    let y = crate::yaml::parse(text.trim_start_matches('\u{feff}'), 0);
-    let object = y
-        .docs
-        .iter()
-        .filter_map(|d| d.root)
-        .any(|root| y.get(root, "apiVersion").is_some() && y.get(root, "kind").is_some());
-    object
-        || ((y.stream_error.is_some() || y.docs.iter().any(|d| d.error.is_some()))
-            && text.contains("apiVersion")
-            && text.contains("kind"))
+/// A document that does not parse counts when its text names both `apiVersion` and `kind`. The
+/// lint already parsed the text, so its counts decide (a second parse would double the latency).
+fn has_kubernetes_objects(report: &FileReport, text: &str) -> bool {
+    let broken = report.findings.iter().any(|f| f.diagnostic.code == "GK000");
+    report.stats.objects > 0 || (broken && text.contains("apiVersion") && text.contains("kind"))
 }
 
 /// The file path of a `file://` URI (percent-decoded), for finding its config.
@@ -490,10 +483,15 @@ mod tests {
 
     #[test]
     fn only_kubernetes_documents_count() {
-        assert!(has_kubernetes_objects("apiVersion: v1\nkind: Pod\n"));
-        assert!(!has_kubernetes_objects("name: ci\non: push\n"));
-        assert!(has_kubernetes_objects(
-            "apiVersion: v1\nkind: Pod\nspec: [\n"
-        ));
+        let k8s = |text: &str| {
+            has_kubernetes_objects(
+                &lint_document("file:///x.yaml", text, &Config::default()),
+                text,
+            )
+        };
+        assert!(k8s("apiVersion: v1\nkind: Pod\n"));
+        assert!(!k8s("name: ci\non: push\n"));
+        assert!(k8s("apiVersion: v1\nkind: Pod\nspec: [\n"));
+        assert!(!k8s("name: [\n"));
     }
 }

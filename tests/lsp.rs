@@ -1,0 +1,1367 @@
+//! `golint-k8s lsp` end to end: the real binary driven over stdio by a small client written here
+//! (Content-Length framing, a reader thread, a timeout on every wait), so a broken server fails a
+//! test instead of hanging it. Fixes offered as code actions are applied by the client and compared
+//! with what `golint-k8s fix -` prints for the same text.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tempfile::TempDir;
+
+const BIN: &str = env!("CARGO_BIN_EXE_golint-k8s");
+/// Generous for a debug build on a busy machine; linting one small document takes milliseconds.
+const TIMEOUT: Duration = Duration::from_secs(20);
+const FIX_ALL: &str = "source.fixAll.golint-k8s";
+
+// ---------------------------------------------------------------------------------------------
+// Framing
+
+/// One frame from the server: `Ok(None)` at the end of its output.
+fn read_frame(r: &mut impl BufRead) -> Result<Option<Value>, String> {
+    let mut length = None;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        let n = r.read_line(&mut line).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return if length.is_none() {
+                Ok(None)
+            } else {
+                Err("end of output inside a header".into())
+            };
+        }
+        let header = line.trim_end_matches(['\r', '\n']);
+        if header.is_empty() {
+            break;
+        }
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| format!("bad header line {header:?}"))?;
+        if name.eq_ignore_ascii_case("content-length") {
+            length = Some(value.trim().parse::<usize>().map_err(|e| e.to_string())?);
+        }
+    }
+    let length = length.ok_or("a frame without Content-Length")?;
+    let mut body = vec![0; length];
+    r.read_exact(&mut body).map_err(|e| e.to_string())?;
+    serde_json::from_slice(&body)
+        .map(Some)
+        .map_err(|e| format!("{e}: {}", String::from_utf8_lossy(&body)))
+}
+
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client
+
+struct Lsp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    rx: Receiver<Result<Value, String>>,
+    /// Notifications received while waiting for something else, oldest first.
+    queue: VecDeque<Value>,
+    /// Requests the server sent us (each answered with a null result).
+    server_requests: Vec<Value>,
+    next_id: i64,
+    enc: Enc,
+    capabilities: Value,
+}
+
+impl Lsp {
+    /// Spawn the server in `dir`, without initializing it.
+    fn spawn(dir: &Path) -> Lsp {
+        let mut child = Command::new(BIN)
+            .arg("lsp")
+            .current_dir(dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("spawn golint-k8s lsp");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut r = BufReader::new(stdout);
+            loop {
+                match read_frame(&mut r) {
+                    Ok(Some(v)) => {
+                        if tx.send(Ok(v)).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                }
+            }
+        });
+        Lsp {
+            stdin: child.stdin.take(),
+            child,
+            rx,
+            queue: VecDeque::new(),
+            server_requests: Vec::new(),
+            next_id: 0,
+            enc: Enc::Utf16,
+            capabilities: Value::Null,
+        }
+    }
+
+    /// Spawn and initialize, offering `encodings` (none: the field is left out).
+    fn start(dir: &Path, encodings: Option<&[&str]>, options: Option<Value>) -> Lsp {
+        let mut lsp = Lsp::spawn(dir);
+        let mut caps = json!({
+            "textDocument": {
+                "publishDiagnostics": {
+                    "relatedInformation": true, "versionSupport": true,
+                    "codeDescriptionSupport": true, "dataSupport": true
+                },
+                "codeAction": {
+                    "codeActionLiteralSupport": {
+                        "codeActionKind": {"valueSet": ["quickfix", "source", "source.fixAll"]}
+                    },
+                    "isPreferredSupport": true, "dataSupport": true
+                },
+                "synchronization": {"didSave": true}
+            },
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}
+        });
+        if let Some(e) = encodings {
+            caps["general"] = json!({ "positionEncodings": e });
+        }
+        let mut params = json!({
+            "processId": std::process::id(),
+            "rootUri": file_uri(dir),
+            "capabilities": caps,
+        });
+        if let Some(o) = options {
+            params["initializationOptions"] = o;
+        }
+        let result = lsp.request("initialize", params);
+        lsp.capabilities = result["capabilities"].clone();
+        lsp.enc = match result["capabilities"]["positionEncoding"].as_str() {
+            Some("utf-8") => Enc::Utf8,
+            _ => Enc::Utf16,
+        };
+        lsp.notify("initialized", json!({}));
+        lsp
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin already closed");
+        stdin.write_all(bytes).expect("write to the server");
+        stdin.flush().expect("flush to the server");
+    }
+
+    fn send(&mut self, msg: &Value) {
+        self.write(&frame(msg.to_string().as_bytes()));
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// The next message from the server before `deadline`. Requests from the server are answered
+    /// here (null result) and recorded.
+    fn next(&mut self, deadline: Instant, waiting_for: &str) -> Value {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let msg = match self.rx.recv_timeout(left) {
+                Ok(Ok(v)) => v,
+                Ok(Err(e)) => panic!(
+                    "the server sent a malformed frame ({e}) while we waited for {waiting_for}"
+                ),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!(
+                        "timed out after {TIMEOUT:?} waiting for {waiting_for}; queued: {:?}",
+                        self.queue
+                    )
+                }
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "the server closed its output while we waited for {waiting_for} (status {:?})",
+                    self.child.try_wait()
+                ),
+            };
+            if msg.get("method").is_some() && msg.get("id").is_some() {
+                let id = msg["id"].clone();
+                self.server_requests.push(msg);
+                self.send(&json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                continue;
+            }
+            return msg;
+        }
+    }
+
+    /// Send a request and return the whole response; notifications that arrive first are queued.
+    fn request_response(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(json!(id), method)
+    }
+
+    fn response(&mut self, id: Value, what: &str) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let msg = self.next(deadline, &format!("the response to {what}"));
+            if msg.get("method").is_some() {
+                self.queue.push_back(msg);
+            } else if msg["id"] == id {
+                return msg;
+            } else {
+                panic!("a response to an id we did not send ({msg}) while waiting for {what}");
+            }
+        }
+    }
+
+    /// Send a request and return its result; an error response fails the test.
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let resp = self.request_response(method, params);
+        assert!(
+            resp.get("error").is_none(),
+            "{method} failed: {}",
+            resp["error"]
+        );
+        resp.get("result").cloned().unwrap_or(Value::Null)
+    }
+
+    /// The first notification (queued or new) that `matches`, removed from the queue.
+    fn wait_notification(
+        &mut self,
+        timeout: Duration,
+        what: &str,
+        matches: impl Fn(&Value) -> bool,
+    ) -> Value {
+        if let Some(i) = self.queue.iter().position(&matches) {
+            return self.queue.remove(i).unwrap();
+        }
+        let deadline = Instant::now() + timeout;
+        loop {
+            let msg = self.next(deadline, what);
+            if msg.get("method").is_none() {
+                panic!("an unexpected response {msg} while waiting for {what}");
+            }
+            if matches(&msg) {
+                return msg;
+            }
+            self.queue.push_back(msg);
+        }
+    }
+
+    /// The oldest `publishDiagnostics` for `uri` not yet consumed: its params.
+    fn wait_diagnostics(&mut self, uri: &str, timeout: Duration) -> Value {
+        let what = format!("diagnostics for {uri}");
+        self.wait_notification(timeout, &what, |m| {
+            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
+        })["params"]
+            .clone()
+    }
+
+    /// The next diagnostics for `uri`, which must be for `version`.
+    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let p = self.wait_diagnostics(uri, TIMEOUT);
+        assert_eq!(
+            p["version"], version,
+            "diagnostics for the wrong version: {p}"
+        );
+        p["diagnostics"]
+            .as_array()
+            .expect("a diagnostics array")
+            .clone()
+    }
+
+    fn open(&mut self, uri: &str, language: &str, text: &str) -> Vec<Value> {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}}),
+        );
+        self.diagnostics(uri, 1)
+    }
+
+    /// Send incremental changes (each applied to the result of the one before) and return the new
+    /// diagnostics; `text` is our copy of the document, updated the same way.
+    fn change(
+        &mut self,
+        uri: &str,
+        version: i64,
+        text: &mut String,
+        changes: &[(Value, &str)],
+    ) -> Vec<Value> {
+        for (range, new) in changes {
+            let r = byte_range(text, range, self.enc);
+            text.replace_range(r, new);
+        }
+        let changes: Vec<Value> = changes
+            .iter()
+            .map(|(range, new)| json!({"range": range, "text": new}))
+            .collect();
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
+        self.diagnostics(uri, version)
+    }
+
+    /// Apply `edits` (one `TextEdit` list) the way an editor does, as one didChange.
+    fn apply(&mut self, uri: &str, version: i64, text: &mut String, edits: &[Value]) -> Vec<Value> {
+        // Back to front, so each range still means what it meant in the original text; inserts at
+        // one position go in reverse so they end up in their array order.
+        let mut order: Vec<usize> = (0..edits.len()).collect();
+        order.sort_by_key(|&i| (byte_range(text, &edits[i]["range"], self.enc).start, i));
+        order.reverse();
+        let changes: Vec<(Value, &str)> = order
+            .iter()
+            .map(|&i| {
+                (
+                    edits[i]["range"].clone(),
+                    edits[i]["newText"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        self.change(uri, version, text, &changes)
+    }
+
+    fn code_actions(&mut self, uri: &str, diags: &[Value], only: Option<&[&str]>) -> Vec<Value> {
+        let range = diags
+            .first()
+            .map_or(json!({"start": pos(0, 0), "end": pos(0, 0)}), |d| {
+                d["range"].clone()
+            });
+        let mut context = json!({ "diagnostics": diags });
+        if let Some(only) = only {
+            context["only"] = json!(only);
+        }
+        let result = self.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": range, "context": context}),
+        );
+        result.as_array().cloned().unwrap_or_default()
+    }
+
+    fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait for the server") {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit within {timeout:?}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn shutdown_and_exit(mut self) -> ExitStatus {
+        assert_eq!(self.request("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        self.wait_exit(TIMEOUT)
+    }
+}
+
+impl Drop for Lsp {
+    fn drop(&mut self) {
+        // A failed test must not leave its server behind.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Positions, computed here independently of the server
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Enc {
+    Utf8,
+    Utf16,
+}
+
+fn pos(line: usize, character: usize) -> Value {
+    json!({"line": line, "character": character})
+}
+
+fn range(start: Value, end: Value) -> Value {
+    json!({"start": start, "end": end})
+}
+
+/// The position of a byte offset.
+fn position(text: &str, offset: usize, enc: Enc) -> Value {
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count();
+    let col = &text[line_start..offset];
+    let character = match enc {
+        Enc::Utf8 => col.len(),
+        Enc::Utf16 => col.encode_utf16().count(),
+    };
+    pos(line, character)
+}
+
+/// The byte offset of a position the server sent; it must be exact (on a character boundary,
+/// within its line).
+fn offset(text: &str, p: &Value, enc: Enc) -> usize {
+    let line = p["line"].as_u64().expect("line") as usize;
+    let want = p["character"].as_u64().expect("character") as usize;
+    let mut start = 0;
+    for _ in 0..line {
+        start += text[start..]
+            .find('\n')
+            .unwrap_or_else(|| panic!("line {line} is past the end of the text"))
+            + 1;
+    }
+    let mut units = 0;
+    for (i, ch) in text[start..].char_indices() {
+        if units == want {
+            return start + i;
+        }
+        assert!(ch != '\n', "{p} is past the end of its line");
+        units += match enc {
+            Enc::Utf8 => ch.len_utf8(),
+            Enc::Utf16 => ch.len_utf16(),
+        };
+        assert!(units <= want, "{p} splits the character {ch:?}");
+    }
+    assert_eq!(units, want, "{p} is past the end of the text");
+    text.len()
+}
+
+fn byte_range(text: &str, r: &Value, enc: Enc) -> std::ops::Range<usize> {
+    let start = offset(text, &r["start"], enc);
+    let end = offset(text, &r["end"], enc);
+    assert!(start <= end, "a range that ends before it starts: {r}");
+    start..end
+}
+
+/// The range of the `nth` occurrence (0-based; negative counts from the end) of `needle`.
+fn range_of(text: &str, needle: &str, nth: isize, enc: Enc) -> Value {
+    let all: Vec<usize> = text.match_indices(needle).map(|(i, _)| i).collect();
+    let i = if nth < 0 {
+        all[all.len() - nth.unsigned_abs()]
+    } else {
+        all[nth as usize]
+    };
+    range(
+        position(text, i, enc),
+        position(text, i + needle.len(), enc),
+    )
+}
+
+/// Apply a `TextEdit` list to `text` as a client does: all ranges refer to the original text.
+fn apply_edits(text: &str, edits: &[Value], enc: Enc) -> String {
+    let mut ranged: Vec<(std::ops::Range<usize>, usize)> = edits
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (byte_range(text, &e["range"], enc), i))
+        .collect();
+    ranged.sort_by_key(|(r, i)| (r.start, *i));
+    let mut out = String::new();
+    let mut at = 0;
+    for (r, i) in ranged {
+        assert!(r.start >= at, "overlapping edits: {edits:?}");
+        out.push_str(&text[at..r.start]);
+        out.push_str(edits[i]["newText"].as_str().expect("newText"));
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn file_uri(path: &Path) -> String {
+    let s = path.to_str().expect("a UTF-8 temp path");
+    assert!(
+        s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c)),
+        "temp path {s} would need percent-encoding"
+    );
+    format!("file://{s}")
+}
+
+/// A workspace directory and the URI of `name` in it.
+fn workspace(name: &str) -> (TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    let uri = file_uri(&path);
+    (dir, path, uri)
+}
+
+/// What `golint-k8s fix - <args>` prints for `text`, named `path` (so it finds the same config).
+fn cli_fix(path: &Path, text: &str, args: &[&str]) -> String {
+    let mut child = Command::new(BIN)
+        .arg("fix")
+        .args(args)
+        .arg("--stdin-filename")
+        .arg(path)
+        .arg("-")
+        .current_dir(path.parent().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "golint-k8s fix failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn codes(diags: &[Value]) -> Vec<&str> {
+    diags.iter().map(|d| d["code"].as_str().unwrap()).collect()
+}
+
+fn only<'d>(diags: &'d [Value], code: &str) -> &'d Value {
+    let found: Vec<&Value> = diags.iter().filter(|d| d["code"] == code).collect();
+    assert_eq!(found.len(), 1, "expected one {code} in {diags:#?}");
+    found[0]
+}
+
+fn action<'a>(actions: &'a [Value], title: &str) -> &'a Value {
+    actions
+        .iter()
+        .find(|a| a["title"] == title)
+        .unwrap_or_else(|| panic!("no action titled {title:?} in {actions:#?}"))
+}
+
+fn edits_for<'a>(action: &'a Value, uri: &str) -> &'a [Value] {
+    let changes = &action["edit"]["changes"];
+    assert_eq!(
+        changes.as_object().map(|o| o.len()),
+        Some(1),
+        "one document's edits: {action}"
+    );
+    changes[uri].as_array().expect("TextEdits for the document")
+}
+
+/// A Go Deployment with a memory limit and no GOMEMLIMIT: exactly one finding, GK101.
+const BASE: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          env:
+            - name: GOGC
+              value: "100"
+          resources:
+            requests:
+              cpu: "1"
+              memory: 1Gi
+            limits:
+              memory: 1Gi
+"#;
+
+/// Helm output: GK102 (unsafe), GK201 and GK101 (safe, both inserting `env:` at one place, so
+/// fixing all of them needs the fixer's re-lint loop) and GK203 (unsafe).
+const HELM: &str = r#"---
+# Source: api/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          resources:
+            requests:
+              cpu: 250m
+              memory: 512Mi
+            limits:
+              cpu: 500m
+              memory: 1Gi
+"#;
+
+/// Non-ASCII before the flagged value on the same line: "ü" is 2 bytes and 1 UTF-16 unit, "😀"
+/// 4 bytes and 2 units.
+const NON_ASCII: &str = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: grüße
+spec:
+  containers:
+    - {name: "grün-😀", image: ghcr.io/acme/api:1.0, env: [{name: GOGC, value: "100"}], resources: {requests: {cpu: "1", memory: 1Gi}, limits: {memory: 1Gi}}}
+"#;
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn initialize_announces_the_contract() {
+    let (dir, _, _) = workspace("x.yaml");
+    let lsp = Lsp::start(dir.path(), None, None);
+    let caps = lsp.capabilities.clone();
+    assert_eq!(caps["positionEncoding"], "utf-16");
+    assert_eq!(
+        caps["textDocumentSync"],
+        json!({"openClose": true, "change": 2, "save": {"includeText": false}})
+    );
+    assert_eq!(
+        caps["codeActionProvider"]["codeActionKinds"],
+        json!(["quickfix", FIX_ALL])
+    );
+    assert!(lsp.shutdown_and_exit().success());
+
+    // serverInfo, and the encoding negotiation both ways.
+    for (offered, expected) in [
+        (&["utf-16"][..], "utf-16"),
+        (&["utf-32", "utf-16"][..], "utf-16"),
+        (&["utf-8"][..], "utf-8"),
+        (&["utf-16", "utf-8"][..], "utf-8"),
+    ] {
+        let mut lsp = Lsp::spawn(dir.path());
+        let result = lsp.request(
+            "initialize",
+            json!({"processId": null, "capabilities": {"general": {"positionEncodings": offered}}}),
+        );
+        assert_eq!(result["serverInfo"]["name"], "golint-k8s");
+        assert_eq!(
+            result["capabilities"]["positionEncoding"], expected,
+            "offered {offered:?}"
+        );
+        lsp.notify("initialized", json!({}));
+        assert!(lsp.shutdown_and_exit().success());
+    }
+}
+
+#[test]
+fn diagnostics_on_open() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "yaml", BASE);
+    assert_eq!(codes(&diags), ["GK101"], "{diags:#?}");
+    let d = &diags[0];
+    // `memory: 1Gi` under limits: line 19, columns 23..26 in the CLI's 1-based terms.
+    assert_eq!(d["range"], range(pos(18, 22), pos(18, 25)));
+    assert_eq!(d["range"], range_of(BASE, "1Gi", -1, Enc::Utf16));
+    assert_eq!(d["severity"], 2);
+    assert_eq!(d["source"], "golint-k8s");
+    assert_eq!(
+        d["codeDescription"]["href"],
+        "https://github.com/golint-k8s/golint-k8s/blob/main/rules/GK101-memory-limit-without-gomemlimit.md"
+    );
+    assert!(Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("rules/GK101-memory-limit-without-gomemlimit.md")
+        .is_file());
+    let message = d["message"].as_str().unwrap();
+    assert!(
+        message.contains("memory limit 1Gi") && message.contains("GOMEMLIMIT"),
+        "{message}"
+    );
+
+    // The notes, located at the finding itself.
+    let related = d["relatedInformation"]
+        .as_array()
+        .expect("relatedInformation");
+    assert!(
+        related.iter().any(|r| r["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("judged Go because")),
+        "{related:#?}"
+    );
+    for r in related {
+        assert_eq!(r["location"]["uri"], uri.as_str());
+        assert_eq!(r["location"]["range"], d["range"]);
+    }
+
+    // The fix travels in `data`.
+    let fix = &d["data"]["fix"];
+    assert_eq!(fix["applicability"], "safe");
+    assert!(
+        fix["title"].as_str().unwrap().starts_with("add GOMEMLIMIT"),
+        "{fix}"
+    );
+    let edits = fix["edits"].as_array().expect("fix edits");
+    assert!(!edits.is_empty());
+    for e in edits {
+        assert!(e["range"].is_object() && e["newText"].is_string(), "{e}");
+    }
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn incremental_changes_update_the_diagnostics() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = BASE.to_string();
+    assert_eq!(codes(&lsp.open(&uri, "yaml", &text)), ["GK101"]);
+
+    // Insert a GOMEMLIMIT entry after `value: "100"`: GK101 goes away.
+    let entry = "            - name: GOMEMLIMIT\n              value: \"900MiB\"\n";
+    let diags = lsp.change(
+        &uri,
+        2,
+        &mut text,
+        &[(range(pos(13, 0), pos(13, 0)), entry)],
+    );
+    assert_eq!(diags, Vec::<Value>::new());
+
+    // Change a value: `900MiB` → `900Mi` is malformed for Go (GK104, an error) on line 15.
+    let r = range_of(&text, "900MiB", 0, Enc::Utf16);
+    let diags = lsp.change(&uri, 3, &mut text, &[(r, "900Mi")]);
+    let d = only(&diags, "GK104");
+    assert_eq!(d["range"]["start"]["line"], 14);
+    assert_eq!(d["severity"], 1);
+
+    // Two changes in one notification, the second against the result of the first: restore the
+    // value, then delete both inserted lines. The document is BASE again.
+    let r = range_of(&text, "900Mi", 0, Enc::Utf16);
+    let diags = lsp.change(
+        &uri,
+        4,
+        &mut text,
+        &[(r, "900MiB"), (range(pos(13, 0), pos(15, 0)), "")],
+    );
+    assert_eq!(text, BASE);
+    assert_eq!(codes(&diags), ["GK101"]);
+    assert_eq!(diags[0]["range"], range(pos(18, 22), pos(18, 25)));
+
+    // Closing the document clears its diagnostics.
+    lsp.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(p["diagnostics"], json!([]));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn quick_fix_applied_by_the_client_matches_the_cli() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = BASE.to_string();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK101").clone();
+    let title = d["data"]["fix"]["title"].as_str().unwrap().to_string();
+
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let fix = action(&actions, &title);
+    assert_eq!(fix["kind"], "quickfix");
+    assert_eq!(fix["isPreferred"], true);
+    assert_eq!(fix["diagnostics"][0]["code"], "GK101", "{fix}");
+    let edits = edits_for(fix, &uri).to_vec();
+
+    let expected = cli_fix(&path, &text, &["--select", "GK101"]);
+    assert_ne!(expected, text);
+    assert_eq!(apply_edits(&text, &edits, Enc::Utf16), expected);
+
+    // Applied as an editor does it (a didChange), the finding is gone.
+    let diags = lsp.apply(&uri, 2, &mut text, &edits);
+    assert_eq!(text, expected);
+    assert_eq!(diags, Vec::<Value>::new());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn unsafe_quick_fix_is_marked_and_not_preferred() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "yaml", HELM);
+    let d = only(&diags, "GK102").clone();
+    assert_eq!(d["data"]["fix"]["applicability"], "unsafe");
+    let title = d["data"]["fix"]["title"].as_str().unwrap();
+
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let fix = action(&actions, &format!("{title} (unsafe)"));
+    assert_eq!(fix["kind"], "quickfix");
+    assert_ne!(fix["isPreferred"], true, "{fix}");
+    let edits = edits_for(fix, &uri);
+    assert_eq!(
+        apply_edits(HELM, edits, Enc::Utf16),
+        cli_fix(&path, HELM, &["--unsafe-fixes", "--select", "GK102"])
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn fix_all_matches_the_cli() {
+    let example = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/deployment.yaml"),
+    )
+    .unwrap();
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    for (version, text) in [HELM, BASE, NON_ASCII, example.as_str()].iter().enumerate() {
+        let version = version as i64 + 1;
+        let diags = if version == 1 {
+            lsp.open(&uri, "yaml", text)
+        } else {
+            lsp.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": version},
+                       "contentChanges": [{"text": text}]}),
+            );
+            lsp.diagnostics(&uri, version)
+        };
+        let expected = cli_fix(&path, text, &[]);
+        assert_ne!(&expected, text);
+
+        // With every diagnostic in the context, as a lightbulb asks.
+        let actions = lsp.code_actions(&uri, &diags, None);
+        let all: Vec<&Value> = actions.iter().filter(|a| a["kind"] == FIX_ALL).collect();
+        assert_eq!(all.len(), 1, "one fix-all action: {actions:#?}");
+        assert_eq!(all[0]["title"], "Fix all safe golint-k8s problems");
+        let fixed = apply_edits(text, edits_for(all[0], &uri), Enc::Utf16);
+        assert_eq!(fixed, expected, "fix-all of document {version}");
+
+        // On save an editor asks for just this kind, often with no diagnostics in the context.
+        let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+        assert_eq!(actions.len(), 1, "{actions:#?}");
+        assert_eq!(actions[0]["kind"], FIX_ALL);
+        assert_eq!(
+            apply_edits(text, edits_for(&actions[0], &uri), Enc::Utf16),
+            expected
+        );
+
+        // A parent kind asks for it too (VS Code's `source.fixAll` on save).
+        for parent in ["source.fixAll", "source"] {
+            let actions = lsp.code_actions(&uri, &[], Some(&[parent]));
+            assert_eq!(actions.len(), 1, "only {parent}: {actions:#?}");
+            assert_eq!(actions[0]["kind"], FIX_ALL);
+        }
+
+        // `only: quickfix` leaves it out.
+        let actions = lsp.code_actions(&uri, &diags, Some(&["quickfix"]));
+        assert!(!actions.is_empty());
+        assert!(
+            actions.iter().all(|a| a["kind"] == "quickfix"),
+            "{actions:#?}"
+        );
+    }
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn no_fix_all_without_safe_fixes() {
+    // Only GK102, whose fix is unsafe.
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: api
+spec:
+  containers:
+    - name: api
+      image: ghcr.io/acme/api:1.0
+      env:
+        - name: GOMEMLIMIT
+          value: "400MiB"
+      resources:
+        requests:
+          cpu: "1"
+          memory: 256Mi
+        limits:
+          memory: 512Mi
+"#;
+    let (dir, _, uri) = workspace("pod.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "yaml", text);
+    assert_eq!(codes(&diags), ["GK102"]);
+    let actions = lsp.code_actions(&uri, &diags, None);
+    assert!(actions.iter().all(|a| a["kind"] != FIX_ALL), "{actions:#?}");
+    assert!(lsp.code_actions(&uri, &[], Some(&[FIX_ALL])).is_empty());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn utf16_positions_on_a_non_ascii_line() {
+    let (dir, path, uri) = workspace("pod.yaml");
+    let mut lsp = Lsp::start(dir.path(), Some(&["utf-16"]), None);
+    assert_eq!(lsp.enc, Enc::Utf16);
+    let mut text = NON_ASCII.to_string();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK101").clone();
+    let expected = range_of(&text, "1Gi", -1, Enc::Utf16);
+    // The line's last `1Gi` is its 152nd character (the CLI's column 152): 0-based character
+    // 151, which is UTF-16 unit 152 (😀 takes two) and byte 155 (ü takes two, 😀 four).
+    assert_eq!(expected, range(pos(6, 152), pos(6, 155)));
+    assert_eq!(d["range"], expected);
+
+    // The fix's insertion point on the same line is in UTF-16 units too.
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let fix = action(&actions, d["data"]["fix"]["title"].as_str().unwrap());
+    let fixed = apply_edits(&text, edits_for(fix, &uri), Enc::Utf16);
+    assert_eq!(fixed, cli_fix(&path, &text, &["--select", "GK101"]));
+
+    // A change sent in UTF-16 units lands where it should: the limit becomes 2Gi.
+    let r = range_of(&text, "1Gi", -1, Enc::Utf16);
+    let diags = lsp.change(&uri, 2, &mut text, &[(r, "2Gi")]);
+    assert!(text.ends_with("limits: {memory: 2Gi}}}\n"));
+    let d = only(&diags, "GK101");
+    assert_eq!(d["range"], range_of(&text, "2Gi", 0, Enc::Utf16));
+    assert!(d["message"].as_str().unwrap().contains("2Gi"), "{d}");
+    // And the request (1Gi) is now below the limit.
+    assert_eq!(
+        only(&diags, "GK102")["range"],
+        range_of(&text, "1Gi", 0, Enc::Utf16)
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn utf8_positions_when_offered() {
+    let (dir, path, uri) = workspace("pod.yaml");
+    let mut lsp = Lsp::start(dir.path(), Some(&["utf-8", "utf-16"]), None);
+    assert_eq!(lsp.capabilities["positionEncoding"], "utf-8");
+    assert_eq!(lsp.enc, Enc::Utf8);
+    let mut text = NON_ASCII.to_string();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK101").clone();
+    assert_eq!(d["range"], range(pos(6, 155), pos(6, 158)));
+    assert_eq!(d["range"], range_of(&text, "1Gi", -1, Enc::Utf8));
+
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let fix = action(&actions, d["data"]["fix"]["title"].as_str().unwrap());
+    let fixed = apply_edits(&text, edits_for(fix, &uri), Enc::Utf8);
+    assert_eq!(fixed, cli_fix(&path, &text, &["--select", "GK101"]));
+
+    let r = range_of(&text, "1Gi", -1, Enc::Utf8);
+    let diags = lsp.change(&uri, 2, &mut text, &[(r, "2Gi")]);
+    let d = only(&diags, "GK101");
+    assert_eq!(d["range"], range_of(&text, "2Gi", 0, Enc::Utf8));
+    assert!(d["message"].as_str().unwrap().contains("2Gi"), "{d}");
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn non_kubernetes_yaml_stays_quiet_and_json_objects_are_linted() {
+    let (dir, _, _) = workspace("x");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n      - run: make\n";
+    let uri = file_uri(&dir.path().join("ci.yaml"));
+    assert_eq!(lsp.open(&uri, "yaml", workflow), Vec::<Value>::new());
+    let uri = file_uri(&dir.path().join("package.json"));
+    assert_eq!(
+        lsp.open(&uri, "json", "{\"name\": \"x\", \"version\": \"1.0.0\"}\n"),
+        Vec::<Value>::new()
+    );
+    // Memory numbers in a values file are not a container.
+    let uri = file_uri(&dir.path().join("values.yaml"));
+    let values = "resources:\n  limits:\n    memory: 1Gi\nenv:\n  GOGC: 200\n";
+    assert_eq!(lsp.open(&uri, "yaml", values), Vec::<Value>::new());
+
+    // A Kubernetes object in JSON is linted like YAML.
+    let pod = r#"{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "api"}, "spec": {"containers": [{"name": "api", "image": "ghcr.io/acme/api:1.0", "env": [{"name": "GOGC", "value": "100"}], "resources": {"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"memory": "1Gi"}}}]}}
+"#;
+    let uri = file_uri(&dir.path().join("pod.json"));
+    let diags = lsp.open(&uri, "json", pod);
+    assert_eq!(codes(&diags), ["GK101"]);
+    assert_eq!(diags[0]["range"], range_of(pod, "\"1Gi\"", -1, Enc::Utf16));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn invalid_yaml_gives_gk000_and_the_server_keeps_working() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = "apiVersion: v1\nkind: Pod\nmetadata: {name: [x\n".to_string();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK000");
+    assert_eq!(d["severity"], 1);
+    assert!(d["range"]["start"]["line"].as_u64().unwrap() <= 2, "{d}");
+    // Code actions on it do not fail.
+    lsp.code_actions(&uri, &diags, None);
+
+    // Half-typed text of every kind: tabs, an unclosed quote, a stray indentation.
+    for (version, bad) in [
+        "apiVersion: v1\nkind: Pod\nspec:\n\tcontainers: []\n",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \"api\n",
+        "apiVersion: v1\nkind: Pod\n  metadata: x\n    - y\n",
+        "apiVersion: v1\nkind: Pod\n---\n- [\n",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let version = version as i64 + 2;
+        let full = range(pos(0, 0), position(&text, text.len(), Enc::Utf16));
+        let diags = lsp.change(&uri, version, &mut text, &[(full, bad)]);
+        assert!(codes(&diags).contains(&"GK000"), "{bad:?}: {diags:#?}");
+    }
+
+    // Made valid again, it is linted normally.
+    let full = range(pos(0, 0), position(&text, text.len(), Enc::Utf16));
+    let diags = lsp.change(&uri, 10, &mut text, &[(full, BASE)]);
+    assert_eq!(codes(&diags), ["GK101"]);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn survives_malformed_frames_and_garbage_requests() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+
+    // A frame whose body is not JSON: logged, and the server keeps serving.
+    lsp.write(&frame(b"{\"jsonrpc\": \"2.0\", \"id\": 99, \"method\": "));
+    let log = lsp.wait_notification(TIMEOUT, "a window/logMessage", |m| {
+        m["method"] == "window/logMessage"
+    });
+    assert!(log["params"]["message"].is_string(), "{log}");
+    // JSON that is no message at all.
+    lsp.write(&frame(b"[1, 2, 3]"));
+
+    // An unknown request: MethodNotFound.
+    let resp = lsp.request_response("golint-k8s/bogus", json!({"x": 1}));
+    assert_eq!(resp["error"]["code"], -32601, "{resp}");
+    // Params of the wrong shape: an error response, not a crash.
+    let resp = lsp.request_response("textDocument/codeAction", json!("nonsense"));
+    assert!(resp["error"]["code"].is_i64(), "{resp}");
+    // Cancelling a request that was already answered, an unknown notification, a save and a
+    // change for documents that are not open: all tolerated.
+    lsp.notify("$/cancelRequest", json!({"id": 1}));
+    lsp.notify("golint-k8s/whatever", json!(null));
+    let other = file_uri(&dir.path().join("never-opened.yaml"));
+    lsp.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": other}}),
+    );
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": other, "version": 2},
+               "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "x"}]}),
+    );
+    // A change whose range is past the end of the document.
+    let mut text = BASE.to_string();
+    lsp.open(&uri, "yaml", &text);
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2},
+               "contentChanges": [{"range": range(pos(500, 3), pos(900, 0)), "text": "# end\n"}]}),
+    );
+    lsp.diagnostics(&uri, 2);
+    text.push_str("# end\n");
+    // Code actions for a document that is not open.
+    assert!(lsp.code_actions(&other, &[], None).is_empty());
+
+    // Still answering requests and publishing diagnostics.
+    let r = range_of(&text, "api:1.0", 0, Enc::Utf16);
+    let diags = lsp.change(&uri, 3, &mut text, &[(r, "api:1.1")]);
+    assert_eq!(codes(&diags), ["GK101"]);
+    assert!(!lsp.code_actions(&uri, &diags, None).is_empty());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn suppress_action_inserts_a_comment_and_the_finding_goes_away() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = BASE.to_string();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK101").clone();
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let suppress = action(&actions, "Suppress GK101 on this line");
+    assert_eq!(suppress["kind"], "quickfix");
+    assert_ne!(suppress["isPreferred"], true);
+    let edits = edits_for(suppress, &uri).to_vec();
+
+    let diags = lsp.apply(&uri, 2, &mut text, &edits);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[18], "              # golint-k8s: ignore=GK101");
+    assert_eq!(lines[19], "              memory: 1Gi");
+    assert_eq!(text.lines().count(), BASE.lines().count() + 1);
+    // No GK101, and the suppression counts as used (no GK901).
+    assert_eq!(diags, Vec::<Value>::new());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn suppress_action_on_a_flow_line_and_without_a_fix() {
+    // Every golint-k8s diagnostic gets one, fixable or not.
+    let (dir, _, uri) = workspace("pod.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = NON_ASCII.to_string();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK101").clone();
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let edits = edits_for(action(&actions, "Suppress GK101 on this line"), &uri).to_vec();
+    let diags = lsp.apply(&uri, 2, &mut text, &edits);
+    assert_eq!(
+        text.lines().nth(6),
+        Some("    # golint-k8s: ignore=GK101"),
+        "{text}"
+    );
+    assert_eq!(diags, Vec::<Value>::new());
+
+    // GK109 has no fix, but can still be suppressed.
+    let (_, _, uri2) = workspace("q.yaml");
+    let mut text = BASE.replacen("memory: 1Gi", "memory: 1m", 1);
+    let diags = lsp.open(&uri2, "yaml", &text);
+    let d = diags
+        .iter()
+        .find(|d| d.get("data").and_then(|x| x.get("fix")).is_none())
+        .unwrap_or_else(|| panic!("a finding without a fix in {diags:#?}"))
+        .clone();
+    let code = d["code"].as_str().unwrap().to_string();
+    let actions = lsp.code_actions(&uri2, std::slice::from_ref(&d), None);
+    let edits = edits_for(
+        action(&actions, &format!("Suppress {code} on this line")),
+        &uri2,
+    )
+    .to_vec();
+    let diags = lsp.apply(&uri2, 2, &mut text, &edits);
+    assert!(!codes(&diags).contains(&code.as_str()), "{diags:#?}");
+    assert!(!codes(&diags).contains(&"GK901"), "{diags:#?}");
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn watched_config_change_relints_open_documents() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    std::fs::write(&path, BASE).unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), ["GK101"]);
+    // A second document in a subfolder: the config is found by walking up.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let uri2 = file_uri(&dir.path().join("sub/other.yaml"));
+    assert_eq!(codes(&lsp.open(&uri2, "yaml", BASE)), ["GK101"]);
+
+    let config = dir.path().join(".golint-k8s.yaml");
+    std::fs::write(&config, "rules: {GK101: off}\n").unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&config), "type": 1}]}),
+    );
+    assert_eq!(
+        lsp.wait_diagnostics(&uri, TIMEOUT)["diagnostics"],
+        json!([])
+    );
+    assert_eq!(
+        lsp.wait_diagnostics(&uri2, TIMEOUT)["diagnostics"],
+        json!([])
+    );
+
+    // Code actions follow the config too: nothing left to fix.
+    assert!(lsp.code_actions(&uri, &[], Some(&[FIX_ALL])).is_empty());
+
+    std::fs::write(&config, "rules: {GK101: error}\n").unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&config), "type": 2}]}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(p["diagnostics"][0]["code"], "GK101");
+    assert_eq!(p["diagnostics"][0]["severity"], 1);
+    lsp.wait_diagnostics(&uri2, TIMEOUT);
+
+    std::fs::remove_file(&config).unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&config), "type": 3}]}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(p["diagnostics"][0]["code"], "GK101");
+    assert_eq!(p["diagnostics"][0]["severity"], 2);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn initialization_options_override_the_config() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    // Without options: Go version unknown, so GK201; the 16-CPU default in its numbers.
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "yaml", HELM);
+    let gk201 = only(&diags, "GK201")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(gk201.contains("16-CPU node"), "{gk201}");
+    assert!(lsp.shutdown_and_exit().success());
+
+    let mut lsp = Lsp::start(dir.path(), None, Some(json!({"node-cpus": 8})));
+    let diags = lsp.open(&uri, "yaml", HELM);
+    let gk201 = only(&diags, "GK201")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(gk201.contains("GOMAXPROCS = 8 (node CPUs)"), "{gk201}");
+    assert!(lsp.shutdown_and_exit().success());
+
+    // The options win over the config file next to the document.
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "go-version: \"1.24\"\n",
+    )
+    .unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, Some(json!({"go-version": "1.25"})));
+    let diags = lsp.open(&uri, "yaml", HELM);
+    assert!(!codes(&diags).contains(&"GK201"), "{diags:#?}");
+    // Fix-all uses them too.
+    let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+    assert_eq!(
+        apply_edits(HELM, edits_for(&actions[0], &uri), Enc::Utf16),
+        cli_fix(&path, HELM, &["--go-version", "1.25"])
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn helm_source_template_is_related_information() {
+    let (dir, _, uri) = workspace("rendered.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "yaml", HELM);
+    for d in &diags {
+        let related = d["relatedInformation"]
+            .as_array()
+            .expect("relatedInformation");
+        assert!(
+            related.iter().any(|r| r["message"]
+                .as_str()
+                .unwrap()
+                .contains("api/templates/deployment.yaml")),
+            "no template in {d:#}"
+        );
+    }
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn shutdown_then_exit_ends_with_status_0() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    lsp.open(&uri, "yaml", BASE);
+    let status = lsp.shutdown_and_exit();
+    assert_eq!(status.code(), Some(0));
+}
+
+#[test]
+fn exit_without_shutdown_is_an_error_and_a_closed_input_ends_the_server() {
+    let (dir, _, _) = workspace("x");
+    // LSP: exit without shutdown ends with status 1.
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    lsp.notify("exit", Value::Null);
+    assert_eq!(lsp.wait_exit(TIMEOUT).code(), Some(1));
+
+    // The editor went away: the server does not linger.
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    drop(lsp.stdin.take());
+    assert!(lsp.wait_exit(TIMEOUT).code().is_some());
+}
+
+#[test]
+fn stacked_suppressions_on_one_line() {
+    // GK201 and GK203 both point at `cpu: 500m`: suppress one, then the other.
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = HELM.to_string();
+    let mut diags = lsp.open(&uri, "yaml", &text);
+    for (version, code) in [(2, "GK201"), (3, "GK203")] {
+        let d = only(&diags, code).clone();
+        let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+        let edits = edits_for(
+            action(&actions, &format!("Suppress {code} on this line")),
+            &uri,
+        )
+        .to_vec();
+        diags = lsp.apply(&uri, version, &mut text, &edits);
+        assert!(!codes(&diags).contains(&code), "{diags:#?}");
+    }
+    assert!(
+        text.contains(
+            "              # golint-k8s: ignore=GK201\n              # golint-k8s: ignore=GK203\n              cpu: 500m\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(codes(&diags), ["GK102", "GK101"]);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn crlf_documents() {
+    let crlf = BASE.replace('\n', "\r\n");
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = crlf.clone();
+    let diags = lsp.open(&uri, "yaml", &text);
+    let d = only(&diags, "GK101").clone();
+    assert_eq!(d["range"], range(pos(18, 22), pos(18, 25)));
+
+    let actions = lsp.code_actions(&uri, std::slice::from_ref(&d), None);
+    let fix = action(&actions, d["data"]["fix"]["title"].as_str().unwrap());
+    let fixed = apply_edits(&text, edits_for(fix, &uri), Enc::Utf16);
+    assert_eq!(fixed, cli_fix(&path, &text, &["--select", "GK101"]));
+    assert!(
+        !fixed.replace("\r\n", "").contains('\n'),
+        "a bare LF: {fixed:?}"
+    );
+    let all = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+    assert_eq!(
+        apply_edits(&text, edits_for(&all[0], &uri), Enc::Utf16),
+        cli_fix(&path, &text, &[])
+    );
+
+    let edits = edits_for(action(&actions, "Suppress GK101 on this line"), &uri).to_vec();
+    let diags = lsp.apply(&uri, 2, &mut text, &edits);
+    assert!(
+        text.contains(
+            "\r\n              # golint-k8s: ignore=GK101\r\n              memory: 1Gi\r\n"
+        ),
+        "{text:?}"
+    );
+    assert_eq!(diags, Vec::<Value>::new());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn other_sources_diagnostics_get_no_actions() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    lsp.open(&uri, "yaml", BASE);
+    // What yaml-language-server might have published for the same document.
+    let foreign = json!({
+        "range": range(pos(3, 8), pos(3, 11)),
+        "severity": 1,
+        "code": "GK101",
+        "source": "yaml-schema: kubernetes",
+        "message": "Incorrect type."
+    });
+    let actions = lsp.code_actions(&uri, &[foreign], Some(&["quickfix"]));
+    assert_eq!(actions, Vec::<Value>::new());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+#[test]
+fn config_is_found_for_percent_encoded_uris() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("my app").join("grüße");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join(".golint-k8s.yaml"), "rules: {GK101: off}\n").unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let uri = format!(
+        "{}/my%20app/gr%C3%BC%C3%9Fe/deploy.yaml",
+        file_uri(dir.path())
+    );
+    assert_eq!(lsp.open(&uri, "yaml", BASE), Vec::<Value>::new());
+    // Beside it, without the config, the finding is there.
+    let uri = format!("{}/my%20app/deploy.yaml", file_uri(dir.path()));
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), ["GK101"]);
+    assert!(lsp.shutdown_and_exit().success());
+}
