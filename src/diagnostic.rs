@@ -79,6 +79,9 @@ pub struct Diagnostic {
     pub container: Option<String>,
     pub source_template: Option<String>,
     pub fix: Option<Fix>,
+    /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
+    /// inherited limit came from), each with what it says; editors show them as related.
+    pub related: Vec<(Range<usize>, String)>,
 }
 
 impl Diagnostic {
@@ -99,11 +102,29 @@ impl Diagnostic {
             container: None,
             source_template: None,
             fix: None,
+            related: Vec::new(),
         }
     }
 
     pub fn note(mut self, n: impl Into<String>) -> Self {
         self.notes.push(n.into());
+        self
+    }
+
+    /// Say where an inherited value came from: a note, and the value's own place when it lives
+    /// elsewhere in the file (a LimitRange default, pod-level resources).
+    pub fn origin(
+        mut self,
+        y: &crate::yaml::Yaml,
+        v: &crate::k8s::container::EffectiveValue,
+        what: &str,
+    ) -> Self {
+        if let Some(n) = v.origin_note(what) {
+            if let (Some(node), false) = (v.node, v.is_declared()) {
+                self.related.push((y.span(node), n.clone()));
+            }
+            self.notes.push(n);
+        }
         self
     }
 

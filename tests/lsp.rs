@@ -1243,6 +1243,53 @@ fn helm_source_template_is_related_information() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// A limit inherited from a LimitRange in the same file: the related information points at the
+/// LimitRange's default, where the value can be changed.
+#[test]
+fn limitrange_origin_points_at_the_limitrange() {
+    let text = "apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults, namespace: shop}
+spec:
+  limits:
+    - type: Container
+      default:
+        memory: 768Mi
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api, namespace: shop}
+spec:
+  containers:
+    - name: api
+      image: ghcr.io/acme/api:1.0
+      resources:
+        requests: {cpu: 100m, memory: 768Mi}
+";
+    let (dir, _, uri) = workspace("inherited.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "yaml", text);
+    let d = only(&diags, "GK101");
+    let related = d["relatedInformation"]
+        .as_array()
+        .expect("relatedInformation");
+    let from_lr = related
+        .iter()
+        .find(|r| {
+            r["message"]
+                .as_str()
+                .unwrap()
+                .contains("LimitRange defaults")
+        })
+        .unwrap_or_else(|| panic!("no LimitRange note in {d:#}"));
+    assert_eq!(
+        from_lr["location"]["range"],
+        range_of(text, "768Mi", 0, Enc::Utf16),
+        "the note does not point at the LimitRange's default"
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 #[test]
 fn shutdown_then_exit_ends_with_status_0() {
     let (dir, _, uri) = workspace("deploy.yaml");

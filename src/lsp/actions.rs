@@ -52,8 +52,21 @@ pub fn diagnostics(
                 },
                 message,
             };
-            let mut related: Vec<DiagnosticRelatedInformation> =
-                d.notes.iter().map(|n| at(n.clone())).collect();
+            // A note whose subject lives elsewhere in the file (a LimitRange default) points there.
+            let mut related: Vec<DiagnosticRelatedInformation> = d
+                .notes
+                .iter()
+                .map(|n| match d.related.iter().find(|(_, m)| m == n) {
+                    Some((r, m)) => DiagnosticRelatedInformation {
+                        location: Location {
+                            uri: uri.clone(),
+                            range: idx.range(r, enc),
+                        },
+                        message: m.clone(),
+                    },
+                    None => at(n.clone()),
+                })
+                .collect();
             if let Some(t) = &d.source_template {
                 related.push(at(format!("rendered from {t}")));
             }

@@ -36,9 +36,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         "set GOMEMLIMIT to \"{target}\" ({:.0} % of the limit), leaving headroom for memory the Go runtime does not manage",
         cx.cfg.gomemlimit_ratio * 100.0
     ));
-    if let Some(n) = limit.origin_note("memory limit") {
-        d = d.note(n);
-    }
+    d = d.origin(cx.y, limit, "memory limit");
     if cx.go.version_below(GO_1_19) {
         d = d.note("GOMEMLIMIT exists since Go 1.19; the declared version ignores it, so upgrade Go to make the limit count");
     }

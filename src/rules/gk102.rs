@@ -29,16 +29,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             describe_bytes(limit.quantity.value_ceil())
         )
     };
-    let mut d = cx.diag("GK102", cx.value_anchor(request), message);
-    for n in [
-        request.origin_note("memory request"),
-        limit.origin_note("memory limit"),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        d = d.note(n);
-    }
+    let mut d = cx
+        .diag("GK102", cx.value_anchor(request), message)
+        .origin(cx.y, request, "memory request")
+        .origin(cx.y, limit, "memory limit");
     if request.is_declared() {
         if let Some(edit) = request.node.and_then(|n| copy_quantity(cx, n, limit)) {
             d = d.with_fix(Some(Fix {

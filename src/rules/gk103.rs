@@ -86,9 +86,6 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         }
         _ => return,
     };
-    let d = match limit.origin_note("memory limit") {
-        Some(n) => d.note(n),
-        None => d,
-    };
+    let d = d.origin(cx.y, limit, "memory limit");
     out.push(d);
 }

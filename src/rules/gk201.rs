@@ -53,9 +53,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             "set node-cpus in .golint-k8s.yaml (or --node-cpus) for the numbers of your nodes",
         );
     }
-    if let Some(n) = limit.origin_note("CPU limit") {
-        d = d.note(n);
-    }
+    d = d.origin(cx.y, limit, "CPU limit");
     let unseen_env_from = cx.unresolved_env_from_note();
     if let Some(n) = &unseen_env_from {
         d = d.note(n.clone());

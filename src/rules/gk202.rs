@@ -53,8 +53,6 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 }),
         );
     }
-    if let Some(n) = limit.origin_note("CPU limit") {
-        d = d.note(n);
-    }
+    d = d.origin(cx.y, limit, "CPU limit");
     out.push(d);
 }

@@ -47,9 +47,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         "remove the CPU limit and keep a CPU request of {} for scheduling, or set GOMAXPROCS and the limit to the same whole number of CPUs",
         cx.eff.request_cpu.as_ref().filter(|r| r.origin != crate::k8s::container::ValueOrigin::FromLimit).map_or_else(|| describe_cpus(l), |r| r.text.clone())
     ));
-    if let Some(n) = limit.origin_note("CPU limit") {
-        d = d.note(n);
-    }
+    d = d.origin(cx.y, limit, "CPU limit");
     if limit.is_declared() {
         d = d.fix_or_note(remove_limit(cx, limit));
     }
