@@ -72,9 +72,10 @@ impl DecodeError {
 
     pub fn message(&self) -> String {
         match self {
-            DecodeError::TooLarge { bytes } => format!(
-                "file is {} bytes, above the {} MiB limit; not linted (split it, or lint the documents you need)",
-                bytes,
+            // Readers stop one byte past the cap, so `bytes` is a lower bound, not the size.
+            DecodeError::TooLarge { .. } => format!(
+                "input has more than {} bytes, above the {} MiB limit; not linted (split it, or lint the documents you need)",
+                MAX_FILE_BYTES,
                 MAX_FILE_BYTES / (1024 * 1024)
             ),
             DecodeError::Binary { offset } => {

@@ -96,6 +96,7 @@ pub fn parse_codes(list: &str) -> Vec<Code> {
 /// Suppressions written as comments.
 pub fn from_comments(src: &Source, y: &Yaml) -> Vec<Suppression> {
     let mut out = Vec::new();
+    let mut memo = None;
     for c in &y.comments {
         let text = &src.text[c.span.clone()];
         let Some(body) = text
@@ -120,7 +121,7 @@ pub fn from_comments(src: &Source, y: &Yaml) -> Vec<Suppression> {
         let scope = if document {
             Scope::Document(c.doc)
         } else if c.own_line {
-            Scope::Line(next_content_line(src, line))
+            Scope::Line(next_content_line(src, line, &mut memo))
         } else {
             Scope::Line(line)
         };
@@ -134,15 +135,23 @@ pub fn from_comments(src: &Source, y: &Yaml) -> Vec<Suppression> {
     out
 }
 
-/// The first line after `line` that is neither blank nor only a comment.
-fn next_content_line(src: &Source, line: usize) -> usize {
-    let mut l = line + 1;
-    while l < src.line_count() {
-        let t = src.text[src.line_range(l)].trim();
-        if !t.is_empty() && !t.starts_with('#') {
-            return l;
+/// The last scan of [`next_content_line`]: every line from `from` up to `found` (or to the end of
+/// the text when `None`) is blank or only a comment.
+type LastScan = Option<(usize, Option<usize>)>;
+
+/// The first line after `line` that is neither blank nor only a comment. A run of comment lines
+/// shares one scan through `memo`, so 50,000 suppression comments in a row stay linear.
+fn next_content_line(src: &Source, line: usize, memo: &mut LastScan) -> usize {
+    let start = line + 1;
+    if let Some((from, found)) = *memo {
+        if from <= start && start <= found.unwrap_or(src.line_count()) {
+            return found.unwrap_or(start);
         }
-        l += 1;
     }
-    line + 1
+    let found = (start..src.line_count()).find(|&l| {
+        let t = src.text[src.line_range(l)].trim();
+        !t.is_empty() && !t.starts_with('#')
+    });
+    *memo = Some((start, found));
+    found.unwrap_or(start)
 }

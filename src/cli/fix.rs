@@ -104,15 +104,15 @@ pub fn run(a: FixArgs) -> i32 {
     let mut had_error = p.had_error;
     for e in errors {
         had_error = true;
-        eprintln!("error: {e}");
+        say!("error: {e}");
     }
     for r in &results {
         if let Some(e) = &r.error {
             had_error = true;
-            eprintln!("error: {}: {e}", r.name);
+            say!("error: {}: {e}", r.name);
         }
         if let Some(n) = &r.note {
-            eprintln!("note: {}: {n}", r.name);
+            say!("note: {}: {n}", r.name);
         }
     }
     let summary = summary(&a, &results);
@@ -127,7 +127,7 @@ pub fn run(a: FixArgs) -> i32 {
         let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
         let code = report(&a.common, reports, Some(&fixed), had_error);
         if !a.common.quiet {
-            eprintln!("{summary}");
+            say!("{summary}");
         }
         return if code == 2 { 2 } else { pending };
     }
@@ -143,12 +143,12 @@ pub fn run(a: FixArgs) -> i32 {
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
                     break;
                 }
-                eprintln!("error: cannot write output: {e}");
+                say!("error: cannot write output: {e}");
                 return 2;
             }
         }
         if !a.common.quiet {
-            eprintln!("{summary}");
+            say!("{summary}");
         }
         return if had_error { 2 } else { pending };
     }
@@ -156,7 +156,7 @@ pub fn run(a: FixArgs) -> i32 {
     let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
     let code = report(&a.common, reports, Some(&fixed), had_error);
     if !a.common.quiet {
-        eprintln!("{summary}");
+        say!("{summary}");
     }
     code
 }
@@ -273,7 +273,7 @@ fn summary(a: &FixArgs, results: &[FileFix]) -> String {
 fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     let (src, cfg) = match p.load(&Input::Stdin) {
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             return 2;
         }
         Ok(None) => return 0,
@@ -294,7 +294,7 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     let name = o.remaining.name.clone();
     let (f, o) = FileFix::from_outcome(o);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
-        eprintln!("note: {name}: {m}");
+        say!("note: {name}: {m}");
     }
     let out = if a.diff {
         unified_diff(&name, &o.original, &o.text)
@@ -309,13 +309,13 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
         .and_then(|()| stdout.flush())
     {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            eprintln!("error: cannot write output: {e}");
+            say!("error: cannot write output: {e}");
             return 2;
         }
     }
     if !a.common.quiet {
         eprint_findings(std::slice::from_ref(&f.report));
-        eprintln!("{}", summary(a, std::slice::from_ref(&f)));
+        say!("{}", summary(a, std::slice::from_ref(&f)));
     }
     if matches!(o.error, Some(Failure::Broken(_))) {
         return 2;

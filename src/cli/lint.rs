@@ -119,7 +119,7 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
         Some(p) => match Config::load(p) {
             Ok(c) => Some(c),
             Err(e) => {
-                eprintln!("error: invalid config: {e}");
+                say!("error: invalid config: {e}");
                 return Err(2);
             }
         },
@@ -135,10 +135,10 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
 
     let walked = walk::collect(&a.paths);
     for (p, m) in &walked.errors {
-        eprintln!("error: {p}: {m}");
+        say!("error: {p}: {m}");
     }
     for c in &walked.charts {
-        eprintln!(
+        say!(
             "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
             c.display(),
             c.display()
@@ -158,9 +158,11 @@ impl Prepared {
     pub fn load(&self, input: &Input) -> Result<Loaded, String> {
         let (origin, config_path, bytes) = match input {
             Input::Stdin => {
+                // Capped like files: an endless or huge stream must not exhaust memory.
                 let mut buf = Vec::new();
                 std::io::stdin()
                     .lock()
+                    .take(crate::source::MAX_FILE_BYTES + 1)
                     .read_to_end(&mut buf)
                     .map_err(|e| format!("{}: cannot read standard input: {e}", self.stdin_name))?;
                 (
@@ -219,7 +221,7 @@ pub fn run(a: LintArgs) -> i32 {
     // A progress line only where a person watches and the wait is noticeable.
     let progress = std::io::stderr().is_terminal() && p.inputs.len() >= PROGRESS_MIN_FILES;
     if progress {
-        eprint!("golint-k8s: linting {} files…", p.inputs.len());
+        say_raw!("golint-k8s: linting {} files…", p.inputs.len());
     }
     let (reports, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Ok(src) => lint_source(src, cfg, &p.sel),
@@ -227,12 +229,12 @@ pub fn run(a: LintArgs) -> i32 {
     });
     if progress {
         // Erase the progress line before anything else is printed.
-        eprint!("\r\x1b[K");
+        say_raw!("\r\x1b[K");
     }
     let mut had_error = p.had_error;
     for e in errors {
         had_error = true;
-        eprintln!("error: {e}");
+        say!("error: {e}");
     }
     report(&a, reports, None, had_error)
 }
@@ -263,7 +265,7 @@ pub fn report(
             return if had_error { 2 } else { 0 }
         }
         Err(e) => {
-            eprintln!("error: cannot write output: {e}");
+            say!("error: cannot write output: {e}");
             return 2;
         }
     }
@@ -336,7 +338,7 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
             ));
         }
         if matches!(a.format, Format::Json | Format::Sarif | Format::Github) {
-            eprint!("{text}");
+            say_raw!("{text}");
         } else {
             buf.write_all(text.as_bytes())?;
         }
@@ -349,7 +351,7 @@ fn terminal_width() -> Option<usize> {
 }
 
 pub fn usage(m: &str) -> i32 {
-    eprintln!("error: {m}");
+    say!("error: {m}");
     2
 }
 

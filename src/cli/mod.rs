@@ -1,6 +1,23 @@
 //! Command-line interface: argument parsing and the commands. Each command returns an exit code;
 //! `main` only maps it to the process status.
 
+/// `eprintln!` without the panic: standard error may be a closed pipe (`2>&1 | head -1`), and a
+/// message that cannot be shown is no reason to abort a run that is writing files.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// `eprint!` without the panic; see [`say!`].
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 pub mod fix;
 pub mod lint;
 pub mod rules;

@@ -27,7 +27,7 @@ pub fn explain(rule: &str) -> i32 {
     match registry::find(rule) {
         Some(r) => emit(r.doc),
         None => {
-            eprintln!("error: unknown rule {rule:?}; `golint-k8s rules` lists them");
+            say!("error: unknown rule {rule:?}; `golint-k8s rules` lists them");
             2
         }
     }
@@ -40,7 +40,7 @@ fn emit(s: &str) -> i32 {
         // A closed pipe (`| head`) is the reader's choice, not an error.
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            say!("error: {e}");
             2
         }
     }

@@ -59,7 +59,8 @@ pub struct Outcome {
 
 #[derive(Debug, Clone)]
 pub enum Failure {
-    /// The input is not valid YAML: never touched (its GK000 finding is in `remaining`).
+    /// The input cannot be fixed safely, because it is not valid YAML (its GK000 finding is in
+    /// `remaining`) or its line ends are lone carriage returns: never touched.
     Unparseable(String),
     /// A round of fixes would have left invalid YAML: a bug in a fix, reported as an error.
     Broken(String),
@@ -85,12 +86,26 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
     // Each round's edits, in the coordinates of the text before that round: (range, new length).
     let mut rounds: Vec<Vec<(Range<usize>, usize)>> = Vec::new();
     // A fix whose finding comes back after it was applied is not applied again.
-    let mut done: HashSet<(&'static str, usize, Option<String>, String)> = HashSet::new();
+    let mut done: HashSet<Identity> = HashSet::new();
 
     for round in 0..MAX_ROUNDS {
         let next = {
             let y = yaml::parse(cur.yaml_text(), cur.bom_len);
             if round == 0 {
+                // YAML reads a lone CR as a line break, but the emitters place insertions by LF;
+                // rather than guess, such a file (classic Mac line ends) is left alone.
+                if has_lone_cr(&cur.text) {
+                    let remaining = lint_source(cur, cfg, sel);
+                    return Outcome {
+                        text: original.clone(),
+                        original,
+                        applied,
+                        error: Some(Failure::Unparseable(
+                            "not fixed: the file has carriage returns without a line feed (classic Mac line ends); convert them to LF or CRLF first".into(),
+                        )),
+                        remaining,
+                    };
+                }
                 if let Some(e) = syntax_error(&cur, &y) {
                     let remaining = lint_source(cur, cfg, sel);
                     return Outcome {
@@ -106,7 +121,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
             }
             let duplicates = y.duplicates.len();
             let (diags, _) = check_file(&cur, &y, cfg, sel);
-            let chosen = choose(&diags, unsafe_fixes, &done);
+            let chosen = choose(&diags, unsafe_fixes, &done, &rounds);
             if chosen.is_empty() {
                 None
             } else {
@@ -162,7 +177,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                         original_range: map_back(&rounds, span.start, false)
                             ..map_back(&rounds, span.end, true),
                     });
-                    done.insert(identity(d));
+                    done.insert(identity(d, &rounds));
                 }
                 rounds.push(
                     edits
@@ -189,6 +204,13 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
     }
 }
 
+fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+}
+
 fn syntax_error(src: &Source, y: &Yaml) -> Option<String> {
     let e = y
         .stream_error
@@ -198,7 +220,12 @@ fn syntax_error(src: &Source, y: &Yaml) -> Option<String> {
     Some(format!("line {line}, column {col}: {}", e.message))
 }
 
-fn identity(d: &Diagnostic) -> (&'static str, usize, Option<String>, String) {
+/// What makes a finding "the same one" across rounds: rule, document, container, object and
+/// message, and where it points in the original text. Without the place, two env entries with the
+/// same name and problem had one identity, and fixing the first left the second for another run.
+type Identity = (&'static str, usize, Option<String>, String, usize);
+
+fn identity(d: &Diagnostic, rounds: &[Vec<(Range<usize>, usize)>]) -> Identity {
     (
         d.code,
         d.document,
@@ -211,6 +238,7 @@ fn identity(d: &Diagnostic) -> (&'static str, usize, Option<String>, String) {
                 .unwrap_or_default(),
             d.message
         ),
+        map_back(rounds, d.range.start, false),
     )
 }
 
@@ -224,7 +252,8 @@ fn identity(d: &Diagnostic) -> (&'static str, usize, Option<String>, String) {
 fn choose<'d>(
     diags: &'d [Diagnostic],
     unsafe_fixes: bool,
-    done: &HashSet<(&'static str, usize, Option<String>, String)>,
+    done: &HashSet<Identity>,
+    rounds: &[Vec<(Range<usize>, usize)>],
 ) -> Vec<&'d Diagnostic> {
     let mut taken: Vec<Range<usize>> = Vec::new();
     let mut containers: HashSet<(usize, Option<String>, Option<String>)> = HashSet::new();
@@ -236,7 +265,7 @@ fn choose<'d>(
                 .as_ref()
                 .is_some_and(|f| allowed(f.applicability, unsafe_fixes) && !f.edits.is_empty())
         })
-        .filter(|d| !done.contains(&identity(d)))
+        .filter(|d| !done.contains(&identity(d, rounds)))
         .collect();
     candidates.sort_by_key(|d| {
         let f = d.fix.as_ref().unwrap();

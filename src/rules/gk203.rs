@@ -139,6 +139,17 @@ fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> 
         });
     }
     let limit_text = &src.text[y.span(q.node)];
+    // A `cpu` request that is present but not a quantity (empty, null, `abc`) is no request, yet
+    // adding one beside it would duplicate the key.
+    let unusable_request = y
+        .get(res, "requests")
+        .and_then(|r| y.get(r, "cpu"))
+        .map(|n| src.text[y.span(n)].trim().to_string());
+    if let Some(text) = unusable_request {
+        return Err(format!(
+            "not fixed automatically: the CPU request {text:?} is not a valid quantity; correct it first"
+        ));
+    }
     let mut edits = match y.get_entry(res, "requests") {
         Some((_, requests)) if y.is_mapping(requests) && !y.entries(requests).is_empty() => {
             vec![remove()?, add_entry(cx.fx, requests, "cpu", limit_text)?]

@@ -1,13 +1,24 @@
 //! GK303 duplicate-env: the same env var twice in one container's `env` (the last entry wins,
 //! silently), or a Go variable that `env` and an `envFrom` ConfigMap in the input set differently.
 
+use std::collections::HashMap;
+
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
 use crate::runtime::GO_ENV_VARS;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
+    // Indexed by name so that a container with tens of thousands of env entries stays linear.
+    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(cx.c.env.len());
+    let mut last_at: HashMap<&str, usize> = HashMap::with_capacity(cx.c.env.len());
     for (i, var) in cx.c.env.iter().enumerate() {
-        if let Some(first) = cx.c.env[..i].iter().find(|e| e.name == var.name) {
+        first_at.entry(var.name.as_str()).or_insert(i);
+        last_at.insert(var.name.as_str(), i);
+    }
+    for (i, var) in cx.c.env.iter().enumerate() {
+        let first = first_at[var.name.as_str()];
+        if first < i {
+            let first = &cx.c.env[first];
             let (line, _) = cx.src.line_col(cx.y.span(first.name_node).start);
             out.push(cx.diag(
                 "GK303",
@@ -16,9 +27,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if !GO_ENV_VARS.contains(&var.name.as_str())
-            || cx.c.env[i + 1..].iter().any(|e| e.name == var.name)
-        {
+        if !GO_ENV_VARS.contains(&var.name.as_str()) || last_at[var.name.as_str()] > i {
             continue;
         }
         let (Some(from_cm), Some(own)) = (cx.env_from_value(&var.name), var.literal()) else {

@@ -14,6 +14,7 @@
 pub mod scalar;
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use granit_parser::{Event, Options, Parser, ScalarStyle, StructureStyle};
@@ -140,7 +141,7 @@ pub fn parse(text: &str, base: usize) -> Yaml<'_> {
     let mut b = Builder {
         y: Yaml::default(),
         stack: Vec::new(),
-        anchors: Vec::new(),
+        anchors: HashMap::new(),
         base,
         text,
         doc_start: None,
@@ -184,8 +185,9 @@ fn clean_message(info: &str) -> String {
 struct Builder<'a, 't> {
     y: Yaml<'a>,
     stack: Vec<Open>,
-    /// Anchor id (from the parser) to node; anchors are scoped to their document.
-    anchors: Vec<(usize, NodeId)>,
+    /// Anchor id (from the parser) to node; anchors are scoped to their document. A map, because
+    /// a document may define hundreds of thousands of them.
+    anchors: HashMap<usize, NodeId>,
     base: usize,
     text: &'t str,
     doc_start: Option<usize>,
@@ -200,7 +202,7 @@ impl<'a> Builder<'a, '_> {
             anchored: anchor != 0,
         });
         if anchor != 0 {
-            self.anchors.push((anchor, id));
+            self.anchors.insert(anchor, id);
         }
         id
     }
@@ -279,12 +281,7 @@ impl<'a> Builder<'a, '_> {
                 self.attach(id);
             }
             Event::Alias(anchor) => {
-                let target = self
-                    .anchors
-                    .iter()
-                    .rev()
-                    .find(|(a, _)| *a == anchor)
-                    .map(|(_, n)| *n);
+                let target = self.anchors.get(&anchor).copied();
                 let id = self.push(NodeKind::Alias { target }, r, 0);
                 self.attach(id);
             }
@@ -473,11 +470,20 @@ impl<'a> Yaml<'a> {
     pub fn entries(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
         let mut out = Vec::new();
         let mut budget = HOP_BUDGET;
-        self.collect_entries(map, &mut out, &mut budget);
+        let mut seen = HashSet::new();
+        self.collect_entries(map, &mut out, &mut seen, &mut budget);
         out
     }
 
-    fn collect_entries(&self, map: NodeId, out: &mut Vec<(NodeId, NodeId)>, budget: &mut usize) {
+    /// `seen` holds the string keys already in `out`: explicit keys shadow merged ones, and a
+    /// set keeps a wide mapping with a merge key linear.
+    fn collect_entries<'s>(
+        &'s self,
+        map: NodeId,
+        out: &mut Vec<(NodeId, NodeId)>,
+        seen: &mut HashSet<&'s str>,
+        budget: &mut usize,
+    ) {
         let Some(map) = self.resolve(map) else { return };
         let NodeKind::Mapping { entries, .. } = &self.nodes[map as usize].kind else {
             return;
@@ -488,9 +494,10 @@ impl<'a> Yaml<'a> {
                 merges.push(v);
                 continue;
             }
-            let key = self.str(k);
-            if key.is_some() && out.iter().any(|(ok, _)| self.str(*ok) == key) {
-                continue;
+            if let Some(key) = self.str(k) {
+                if !seen.insert(key) {
+                    continue;
+                }
             }
             out.push((k, v));
         }
@@ -503,10 +510,10 @@ impl<'a> Yaml<'a> {
             match &self.nodes[r as usize].kind {
                 NodeKind::Sequence { items, .. } => {
                     for &i in items {
-                        self.collect_entries(i, out, budget);
+                        self.collect_entries(i, out, seen, budget);
                     }
                 }
-                _ => self.collect_entries(r, out, budget),
+                _ => self.collect_entries(r, out, seen, budget),
             }
         }
     }
