@@ -348,18 +348,28 @@ fn publish_diagnostics(
     diagnostics: Vec<lsp_types::Diagnostic>,
     version: Option<i32>,
 ) -> std::io::Result<()> {
+    /// The notification as it goes on the wire, serialized straight from the typed params:
+    /// `Notification::new` goes through a `serde_json::Value` first, which for a few hundred
+    /// diagnostics cost as much as linting the document.
+    #[derive(serde::Serialize)]
+    struct Wire<'a> {
+        jsonrpc: &'static str,
+        method: &'static str,
+        params: &'a lsp_types::PublishDiagnosticsParams,
+    }
     let params = lsp_types::PublishDiagnosticsParams {
         uri,
         diagnostics,
         version,
     };
-    send(
-        out,
-        Message::Notification(Notification::new(
-            notification::PublishDiagnostics::METHOD.to_string(),
-            params,
-        )),
-    )
+    let body = serde_json::to_vec(&Wire {
+        jsonrpc: "2.0",
+        method: notification::PublishDiagnostics::METHOD,
+        params: &params,
+    })?;
+    write!(out, "Content-Length: {}\r\n\r\n", body.len())?;
+    out.write_all(&body)?;
+    out.flush()
 }
 
 /// Ask the client to tell us when a config file changes.
