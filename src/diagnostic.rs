@@ -67,6 +67,34 @@ pub struct ObjectRef {
     pub name: Option<String>,
 }
 
+/// Where in a chart a finding of its rendered output comes from (see [`crate::helm`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChartOrigin {
+    /// The template file, under the chart directory as the user named it.
+    pub file: String,
+    /// The 1-based template line that writes the key (None: could not map).
+    pub line: Option<usize>,
+    /// The values key that fills it, when one does.
+    pub values_key: Option<String>,
+    /// Why no template line could be named.
+    pub unmapped: Option<String>,
+}
+
+impl ChartOrigin {
+    /// "chart/templates/x.yaml:31, values key resources.limits.cpu", or why it is not mapped.
+    pub fn describe(&self) -> String {
+        match (self.line, &self.values_key, &self.unmapped) {
+            (Some(l), Some(k), _) => format!("{}:{l}, values key {k}", self.file),
+            (Some(l), None, _) => format!(
+                "{}:{l} (written in the template, not from values)",
+                self.file
+            ),
+            (None, _, Some(why)) => format!("{} (could not map to a line: {why})", self.file),
+            (None, _, None) => format!("{} (could not map to a line)", self.file),
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -78,6 +106,9 @@ pub struct Diagnostic {
     pub object: Option<ObjectRef>,
     pub container: Option<String>,
     pub source_template: Option<String>,
+    /// The template line and values key behind a finding in rendered Helm output, when the
+    /// chart's sources were given.
+    pub chart: Option<ChartOrigin>,
     pub fix: Option<Fix>,
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.
@@ -101,6 +132,7 @@ impl Diagnostic {
             object: None,
             container: None,
             source_template: None,
+            chart: None,
             fix: None,
             related: Vec::new(),
         }

@@ -6,12 +6,14 @@
 //! is it Go, which version, what the runtime does with each env value) → [`rules`] →
 //! [`suppress`] → [`output`]. [`lint`] strings the stages together for one file; [`cli`] runs it
 //! over many files in parallel; [`fix`] rewrites files from the findings' edits; [`lsp`] serves
-//! the same findings and fixes to editors.
+//! the same findings and fixes to editors; [`helm`] maps findings in rendered charts back to the
+//! template line and values key behind them.
 
 pub mod cli;
 pub mod config;
 pub mod diagnostic;
 pub mod fix;
+pub mod helm;
 pub mod k8s;
 pub mod lint;
 pub mod lsp;

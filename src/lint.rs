@@ -263,7 +263,7 @@ pub fn check_file(
     }
 
     // Helm's `# Source:` comment names the template each document was rendered from.
-    let templates = source_templates(src, y);
+    let templates = source_templates(&src.text, y);
     for d in &mut diags {
         if d.source_template.is_none() {
             d.source_template = templates.get(d.document).cloned().flatten();
@@ -349,10 +349,11 @@ fn annotation_suppressions(
 
 type NodeIdStr<'y> = (&'y str, yaml::NodeId);
 
-fn source_templates(src: &Source, y: &Yaml) -> Vec<Option<String>> {
+/// Each document's Helm `# Source:` template, if it has one.
+pub fn source_templates(text: &str, y: &Yaml) -> Vec<Option<String>> {
     let mut out = vec![None; y.docs.len()];
     for c in &y.comments {
-        let text = &src.text[c.span.clone()];
+        let text = &text[c.span.clone()];
         if let Some(path) = text.strip_prefix("# Source: ") {
             if let Some(slot) = out.get_mut(c.doc) {
                 if slot.is_none() {

@@ -17,6 +17,13 @@ pub enum Input {
         walked: bool,
     },
     Stdin,
+    /// Text another program produced (`helm template` for `--helm`), named for output.
+    Rendered {
+        name: String,
+        /// Where its config is looked up from.
+        config_path: PathBuf,
+        bytes: Vec<u8>,
+    },
 }
 
 #[derive(Debug, Default)]

@@ -89,6 +89,11 @@ pub fn run(a: FixArgs) -> i32 {
         Ok(p) => p,
         Err(code) => return code,
     };
+    if let Some(chart) = &p.chart {
+        if a.common.helm.is_some() {
+            return run_helm(&a, &p, chart);
+        }
+    }
     let stdin = p.inputs.iter().any(|i| matches!(i, Input::Stdin));
     if stdin && p.inputs.len() > 1 {
         return usage("fix reads standard input (-) on its own, not together with paths");
@@ -290,8 +295,12 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
         }
         Ok(Some((Ok(src), cfg))) => (src, cfg),
     };
+    let rendered = is_helm_output(&src.text);
     let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
     let name = o.remaining.name.clone();
+    if rendered && o.changed() {
+        say!("note: {name} was rendered by Helm: the fixed text goes to standard output only, and the next render undoes it; the lasting fix belongs in the chart (`golint-k8s fix --helm CHART` prints the values change)");
+    }
     let (f, o) = FileFix::from_outcome(o);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
         say!("note: {name}: {m}");
@@ -344,4 +353,87 @@ fn eprint_findings(reports: &[FileReport]) {
     };
     let mut err = std::io::stderr().lock();
     let _ = crate::output::concise::write(&run, &mut err);
+}
+
+/// Whether a text is `helm template` output: a document carries a `# Source:` comment.
+fn is_helm_output(text: &str) -> bool {
+    text.starts_with("# Source: ") || text.contains("\n# Source: ")
+}
+
+/// `fix --helm CHART`: fix the rendering in memory, write nothing, and print the values change
+/// that would make the chart render the fixed output (a values.yaml fragment on standard output;
+/// what could not be turned into values on standard error).
+fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
+    let Some(input) = p.inputs.first() else {
+        return 2;
+    };
+    let (src, cfg) = match p.load(input) {
+        Ok(Some((Ok(src), cfg))) => (src, cfg),
+        Ok(Some((Err(failure), _))) => {
+            eprint_findings(std::slice::from_ref(&decode_failure(*failure)));
+            return 2;
+        }
+        Ok(None) => return 0,
+        Err(e) => {
+            say!("error: {e}");
+            return 2;
+        }
+    };
+    let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
+    if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
+        say!("note: {}: {m}", o.remaining.name);
+    }
+    let s = crate::helm::suggest::suggest(&o, chart);
+    let in_values: Vec<_> = s
+        .placed
+        .iter()
+        .filter(|x| x.origin.values_key.is_some())
+        .collect();
+    let mut text = String::new();
+    if in_values.is_empty() {
+        text.push_str(&format!(
+            "# golint-k8s: no values change fixes the findings in {}\n",
+            chart.root.display()
+        ));
+    } else {
+        text.push_str(&format!(
+            "# golint-k8s: values for {} that fix {} of {} fixable findings; review, then merge into\n# your values file or pass with --values.\n",
+            chart.root.display(),
+            in_values.len(),
+            s.placed.len()
+        ));
+        for x in &in_values {
+            text.push_str(&format!(
+                "#   {} {}: {}\n",
+                x.code,
+                x.title,
+                x.origin.describe()
+            ));
+        }
+        text.push_str(&s.values);
+    }
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            say!("error: cannot write output: {e}");
+            return 2;
+        }
+    }
+    for x in s.placed.iter().filter(|x| x.origin.values_key.is_none()) {
+        say!(
+            "note: {} {}: not a values change; edit the chart: {}",
+            x.code,
+            x.title,
+            x.origin.describe()
+        );
+    }
+    if !a.common.quiet {
+        say!(
+            "{} of {} fixes expressed as values; {} left for the templates; nothing was written",
+            in_values.len(),
+            s.placed.len(),
+            s.placed.len() - in_values.len()
+        );
+    }
+    i32::from(!s.placed.is_empty())
 }

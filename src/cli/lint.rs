@@ -60,6 +60,27 @@ pub struct LintArgs {
     /// Print the number of findings per rule.
     #[arg(long)]
     pub statistics: bool,
+    /// Render this Helm chart with `helm template` and lint the output; findings point back at
+    /// the template line and the values key behind them.
+    #[arg(long, value_name = "CHART")]
+    pub helm: Option<PathBuf>,
+    /// With --helm: a values file for `helm template` (repeatable).
+    #[arg(long = "values", short = 'f', value_name = "FILE", requires = "helm")]
+    pub values: Vec<PathBuf>,
+    /// With --helm: a value for `helm template --set` (repeatable).
+    #[arg(long, value_name = "KEY=VALUE", requires = "helm")]
+    pub set: Vec<String>,
+    /// With --helm: the release name [default: release-name].
+    #[arg(long, value_name = "NAME", requires = "helm")]
+    pub release: Option<String>,
+    /// For rendered standard input: the chart directory it was rendered from, so that findings
+    /// point back at the template line and the values key behind them.
+    #[arg(long, value_name = "DIR", conflicts_with = "helm")]
+    pub chart: Option<PathBuf>,
+    /// Benchmarks only: read, decode and parse every input the same way, then stop, so that the
+    /// cost of linting can be compared with the cost of just reading the YAML.
+    #[arg(long, hide = true)]
+    pub parse_only: bool,
 }
 
 fn selection(a: &LintArgs) -> Result<Selection, String> {
@@ -94,6 +115,8 @@ pub struct Prepared {
     pub inputs: Vec<Input>,
     pub had_error: bool,
     pub stdin_name: String,
+    /// The chart whose renders are linted (`--helm`, `--chart`).
+    pub chart: Option<crate::helm::Chart>,
 }
 
 /// One input, read and decoded, with its config; `None` when the config excludes it.
@@ -133,6 +156,40 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
         },
     );
 
+    let chart = match a.helm.as_ref().or(a.chart.as_ref()) {
+        None => None,
+        Some(dir) => match crate::helm::Chart::open(dir) {
+            Ok(c) => Some(c),
+            Err(e) => return Err(usage(&e)),
+        },
+    };
+    if let (Some(dir), Some(c)) = (&a.helm, &chart) {
+        if a.paths != ["."] {
+            return Err(usage(
+                "--helm renders the chart and lints that; give no other paths with it",
+            ));
+        }
+        let release = a.release.as_deref().unwrap_or("release-name");
+        let bytes = match crate::helm::render(dir, release, &a.values, &a.set) {
+            Ok(b) => b,
+            Err(e) => {
+                say!("error: {e}");
+                return Err(2);
+            }
+        };
+        return Ok(Prepared {
+            sel,
+            finder,
+            had_error: false,
+            inputs: vec![Input::Rendered {
+                name: format!("{} (helm template {release})", dir.display()),
+                config_path: c.root.join("Chart.yaml"),
+                bytes,
+            }],
+            stdin_name: "-".to_string(),
+            chart,
+        });
+    }
     let walked = walk::collect(&a.paths);
     for (p, m) in &walked.errors {
         say!("error: {p}: {m}");
@@ -150,6 +207,7 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
         had_error: !walked.errors.is_empty(),
         inputs: walked.inputs,
         stdin_name: a.stdin_filename.clone().unwrap_or_else(|| "-".to_string()),
+        chart,
     })
 }
 
@@ -175,6 +233,15 @@ impl Prepared {
                 let b = read_capped(path).map_err(|e| format!("{}: {e}", path.display()))?;
                 (Origin::File(path.clone()), path.clone(), b)
             }
+            Input::Rendered {
+                name,
+                config_path,
+                bytes,
+            } => (
+                Origin::Stdin(name.clone()),
+                config_path.clone(),
+                bytes.clone(),
+            ),
         };
         let cfg = self
             .finder
@@ -219,13 +286,28 @@ pub fn run(a: LintArgs) -> i32 {
         Err(code) => return code,
     };
     // A progress line only where a person watches and the wait is noticeable.
+    if a.parse_only {
+        return parse_only(&p);
+    }
     let progress = std::io::stderr().is_terminal() && p.inputs.len() >= PROGRESS_MIN_FILES;
     if progress {
         say_raw!("golint-k8s: linting {} files…", p.inputs.len());
     }
-    let (reports, errors) = p.map_inputs(|loaded, cfg| match loaded {
-        Ok(src) => lint_source(src, cfg, &p.sel),
-        Err(failure) => decode_failure(*failure),
+    // Only the human format shows source snippets; the others drop each file's text as soon as
+    // it is linted, so memory stays bounded by the findings, not by the size of the inputs.
+    let keep_source = a.format == Format::Human;
+    let (reports, errors) = p.map_inputs(|loaded, cfg| {
+        let mut report = match loaded {
+            Ok(src) => lint_source(src, cfg, &p.sel),
+            Err(failure) => decode_failure(*failure),
+        };
+        if let Some(chart) = &p.chart {
+            crate::helm::annotate(&mut report, chart);
+        }
+        if !keep_source {
+            report.source = None;
+        }
+        report
     });
     if progress {
         // Erase the progress line before anything else is printed.
@@ -237,6 +319,35 @@ pub fn run(a: LintArgs) -> i32 {
         say!("error: {e}");
     }
     report(&a, reports, None, had_error)
+}
+
+/// The hidden `--parse-only` pass: the same walk, reads, decoding and parallelism as `lint`, and
+/// the same YAML parse, with nothing built on it. Prints one line of counts.
+fn parse_only(p: &Prepared) -> i32 {
+    let (counts, errors) = p.map_inputs(|loaded, _| match loaded {
+        Ok(src) => {
+            let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
+            let broken = y.docs.iter().any(|d| d.error.is_some()) || y.stream_error.is_some();
+            (1usize, y.docs.len(), usize::from(broken))
+        }
+        Err(_) => (1, 0, 1),
+    });
+    let (files, documents, broken) = counts
+        .iter()
+        .fold((0, 0, 0), |t, c| (t.0 + c.0, t.1 + c.1, t.2 + c.2));
+    for e in &errors {
+        say!("error: {e}");
+    }
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "parsed {files} files, {documents} documents ({broken} files not valid YAML or not text)"
+    );
+    if p.had_error || !errors.is_empty() {
+        2
+    } else {
+        0
+    }
 }
 
 /// Render the reports in the chosen format and pick the exit code from what remains.

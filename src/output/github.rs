@@ -38,6 +38,9 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             if let Some(t) = &d.source_template {
                 message.push_str(&format!("\nrendered from {t}"));
             }
+            if let Some(c) = &d.chart {
+                message.push_str(&format!("\nin the chart: {}", c.describe()));
+            }
             writeln!(
                 out,
                 "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",

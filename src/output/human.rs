@@ -138,6 +138,9 @@ fn build(name: &str, src: &Arc<Source>, f: &Finding) -> Report {
     if let Some(t) = &d.source_template {
         help.push(format!("rendered from {t}"));
     }
+    if let Some(c) = &d.chart {
+        help.push(format!("in the chart: {}", c.describe()));
+    }
     if let Some(fix) = &d.fix {
         help.push(format!(
             "fix ({}): {}",

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Run;
-use crate::diagnostic::{Applicability, ObjectRef, Severity};
+use crate::diagnostic::{Applicability, ChartOrigin, ObjectRef, Severity};
 use crate::rules::registry;
 
 #[derive(Serialize)]
@@ -42,6 +42,9 @@ struct FindingOut<'a> {
     object: Option<&'a ObjectRef>,
     container: Option<&'a str>,
     source_template: Option<&'a str>,
+    /// With the chart's sources (`--helm`, `--chart`): the template line and values key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chart: Option<&'a ChartOrigin>,
     fix: Option<FixOut<'a>>,
 }
 
@@ -123,6 +126,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 object: d.object.as_ref(),
                 container: d.container.as_deref(),
                 source_template: d.source_template.as_deref(),
+                chart: d.chart.as_ref(),
                 fix: d.fix.as_ref().map(|x| FixOut {
                     applicability: x.applicability,
                     title: &x.title,

@@ -97,18 +97,18 @@ fn encode_uri_path(p: &str) -> String {
 fn artifact_location(report: &FileReport, root: &Path) -> Value {
     match &report.origin {
         Origin::Stdin(name) => json!({"uri": encode_uri_path(name), "uriBaseId": BASE_ID}),
-        Origin::File(path) => {
-            let abs = std::fs::canonicalize(path).unwrap_or_else(|_| root.join(path));
-            match abs.strip_prefix(root) {
-                Ok(rel) => json!({
-                    "uri": encode_uri_path(&rel.to_string_lossy().replace('\\', "/")),
-                    "uriBaseId": BASE_ID,
-                }),
-                Err(_) => {
-                    json!({"uri": format!("file://{}", encode_uri_path(&abs.to_string_lossy()))})
-                }
-            }
-        }
+        Origin::File(path) => path_location(path, root),
+    }
+}
+
+fn path_location(path: &Path, root: &Path) -> Value {
+    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| root.join(path));
+    match abs.strip_prefix(root) {
+        Ok(rel) => json!({
+            "uri": encode_uri_path(&rel.to_string_lossy().replace('\\', "/")),
+            "uriBaseId": BASE_ID,
+        }),
+        Err(_) => json!({"uri": format!("file://{}", encode_uri_path(&abs.to_string_lossy()))}),
     }
 }
 
@@ -116,7 +116,7 @@ fn region((sl, sc): (usize, usize), (el, ec): (usize, usize)) -> Value {
     json!({"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec})
 }
 
-fn result(f: &Finding, location: &Value) -> Value {
+fn result(f: &Finding, location: &Value, root: &Path) -> Value {
     let d = &f.diagnostic;
     let rule_index = RULES.iter().position(|r| r.code == d.code).unwrap_or(0);
     let mut text = d.message.clone();
@@ -142,11 +142,25 @@ fn result(f: &Finding, location: &Value) -> Value {
     }
     props.insert("document".into(), json!(d.document));
     if let Some(t) = &d.source_template {
-        r["relatedLocations"] = json!([{
+        let mut related = vec![json!({
             "id": 1,
             "physicalLocation": {"artifactLocation": {"uri": encode_uri_path(t)}},
             "message": {"text": format!("rendered from the Helm template {t}")},
-        }]);
+        })];
+        if let Some(c) = &d.chart {
+            if let Some(line) = c.line {
+                related.push(json!({
+                    "id": 2,
+                    "physicalLocation": {
+                        "artifactLocation": path_location(Path::new(&c.file), root),
+                        "region": {"startLine": line},
+                    },
+                    "message": {"text": format!("written by this template line{}", c.values_key.as_ref().map(|k| format!(", from the values key {k}")).unwrap_or_default())},
+                }));
+            }
+            props.insert("chart".into(), json!(c));
+        }
+        r["relatedLocations"] = Value::Array(related);
         props.insert("source_template".into(), json!(t));
     }
     r["properties"] = Value::Object(props);
@@ -181,7 +195,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     for report in run.reports {
         let location = artifact_location(report, &root);
         for f in &report.findings {
-            results.push(result(f, &location));
+            results.push(result(f, &location, &root));
         }
     }
     let log = json!({

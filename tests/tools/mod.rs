@@ -1,8 +1,8 @@
 //! The pinned external tools that some integration tests drive (the SARIF Multitool, pre-commit,
-//! the official SARIF schema), installed by `scripts/test-tools.sh` into `target/test-tools`.
+//! the official SARIF schema, Helm, Kustomize), installed by `scripts/test-tools.sh` into `target/test-tools`.
 //!
 //! Include with `mod tools;` and call [`ensure`]: it returns `None` only where the tools cannot be
-//! had (no npm, no python3, another platform), after printing one line saying so, and the caller
+//! had (no npm, no python3, no go, another platform), after printing one line saying so, and the caller
 //! then skips. In CI it panics instead, so a missing tool can never turn into a silent skip; a
 //! failed install panics everywhere.
 #![allow(dead_code)]
@@ -20,6 +20,10 @@ pub struct Tools {
     pub pre_commit: PathBuf,
     /// `sarif-schema-2.1.0.json` as OASIS publishes it.
     pub sarif_schema: PathBuf,
+    /// `helm` (v3), built from its Go module.
+    pub helm: PathBuf,
+    /// `kustomize` (v5), built from its Go module.
+    pub kustomize: PathBuf,
 }
 
 /// The script's exit status for "this machine cannot have the tools", as opposed to a failure.
@@ -73,6 +77,8 @@ fn install() -> Option<Tools> {
         sarif_multitool: take("SARIF_MULTITOOL"),
         pre_commit: take("PRE_COMMIT"),
         sarif_schema: take("SARIF_SCHEMA"),
+        helm: take("HELM"),
+        kustomize: take("KUSTOMIZE"),
     })
 }
 

@@ -1,0 +1,398 @@
+//! Helm and Kustomize with the real tools: `helm template` renders the test chart under
+//! `fixtures/charts/goservice`, `kustomize build` the base and overlay under `fixtures/kustomize`,
+//! and golint-k8s lints what they print, maps findings back to template lines and values keys,
+//! and turns fixes into values changes. Every mapping to a values key is proven by rendering the
+//! chart again with that key set to a marker and finding the marker on the finding's line.
+
+mod common;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const CHART: &str = "fixtures/charts/goservice";
+
+/// PATH with the pinned helm and kustomize first.
+fn path_with(t: &tools::Tools) -> std::ffi::OsString {
+    let mut dirs = vec![t.helm.parent().unwrap().to_path_buf()];
+    dirs.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(dirs).unwrap()
+}
+
+fn golint(t: &tools::Tools, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_golint-k8s"));
+    c.args(args)
+        .current_dir(common::root())
+        .env("PATH", path_with(t))
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    run_with_stdin(c, stdin)
+}
+
+fn run_with_stdin(mut c: Command, stdin: Option<&[u8]>) -> Output {
+    c.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = c.spawn().unwrap();
+    if let Some(bytes) = stdin {
+        use std::io::Write;
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(bytes).unwrap();
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn helm(t: &tools::Tools, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(&t.helm)
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "helm {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn findings(out: &Output) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    v["findings"].as_array().unwrap().clone()
+}
+
+fn find<'a>(fs: &'a [Value], code: &str, container: &str) -> &'a Value {
+    fs.iter()
+        .find(|f| f["code"] == code && f["container"] == container)
+        .unwrap_or_else(|| panic!("no {code} for {container} in {fs:#?}"))
+}
+
+#[test]
+fn helm_findings_point_at_template_lines_and_values_keys() {
+    let Some(t) = tools::ensure() else { return };
+    let out = golint(&t, &["lint", "--helm", CHART, "--format", "json"], None);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fs = findings(&out);
+    let deployment = format!("{CHART}/templates/deployment.yaml");
+    let expect = [
+        ("GK104", "api", 24, Some("env[0].value")),
+        ("GK201", "api", 27, Some("resources.limits.cpu")),
+        ("GK102", "api", 27, Some("resources.requests.memory")),
+        ("GK203", "proxy", 34, Some("proxy.cpuLimit")),
+        ("GK101", "proxy", 35, None),
+    ];
+    for (code, container, line, key) in expect {
+        let f = find(&fs, code, container);
+        assert_eq!(f["source_template"], "goservice/templates/deployment.yaml");
+        let c = &f["chart"];
+        assert_eq!(c["file"], deployment.as_str(), "{f:#}");
+        assert_eq!(c["line"], line, "{code} {container}: {f:#}");
+        assert_eq!(c["values_key"].as_str(), key, "{code} {container}: {f:#}");
+        assert!(c["unmapped"].is_null());
+    }
+    // The worker's container comes from a helper template: said, not guessed.
+    let w = find(&fs, "GK101", "worker");
+    assert!(w["chart"]["line"].is_null());
+    let why = w["chart"]["unmapped"].as_str().unwrap();
+    assert!(why.contains("goservice.workerContainer"), "{why}");
+}
+
+/// The proof of a values-key mapping: set the key to a marker, render again, and the marker is
+/// on the line the finding was on.
+#[test]
+fn every_mapped_values_key_is_what_renders_the_finding() {
+    let Some(t) = tools::ensure() else { return };
+    let out = golint(&t, &["lint", "--helm", CHART, "--format", "json"], None);
+    let fs = findings(&out);
+    let dir = tempfile::tempdir().unwrap();
+    let mut checked = 0;
+    for f in &fs {
+        let Some(key) = f["chart"]["values_key"].as_str() else {
+            continue;
+        };
+        let line = f["line"].as_u64().unwrap() as usize;
+        let marker = "golint-marker";
+        let rendered = match key.split_once('[') {
+            // A scalar key takes the marker with --set.
+            None => helm(
+                &t,
+                &[
+                    "template",
+                    "release-name",
+                    CHART,
+                    "--set-string",
+                    &format!("{key}={marker}"),
+                ],
+            ),
+            // `--set list[0].x` would replace the whole list, so the list is passed whole, from
+            // values.yaml, with only that field changed (JSON is YAML to helm).
+            Some((list, rest)) => {
+                let (index, field) = rest.split_once("].").unwrap();
+                let mut values = values_json();
+                let item = &mut values[list][index.parse::<usize>().unwrap()];
+                item[field] = Value::String(marker.into());
+                let file = dir.path().join("marker.json");
+                std::fs::write(&file, serde_json::json!({ list: values[list] }).to_string())
+                    .unwrap();
+                helm(
+                    &t,
+                    &[
+                        "template",
+                        "release-name",
+                        CHART,
+                        "--values",
+                        file.to_str().unwrap(),
+                    ],
+                )
+            }
+        };
+        let text = String::from_utf8(rendered).unwrap();
+        let at = text.lines().nth(line - 1).unwrap_or("");
+        assert!(
+            at.contains(marker),
+            "{} at line {line}: setting {key} did not change that line ({at:?})",
+            f["code"]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 4, "only {checked} values keys were checked");
+}
+
+#[test]
+fn piped_helm_output_keeps_the_template_and_maps_with_chart() {
+    let Some(t) = tools::ensure() else { return };
+    let rendered = helm(&t, &["template", "release-name", CHART]);
+    let plain = golint(&t, &["lint", "-", "--format", "json"], Some(&rendered));
+    let fs = findings(&plain);
+    assert!(!fs.is_empty());
+    for f in &fs {
+        assert!(f["source_template"]
+            .as_str()
+            .unwrap()
+            .starts_with("goservice/templates/"));
+        // Without the chart's sources nothing is guessed.
+        assert!(f.get("chart").is_none(), "{f:#}");
+    }
+    let mapped = golint(
+        &t,
+        &["lint", "-", "--chart", CHART, "--format", "json"],
+        Some(&rendered),
+    );
+    let fs2 = findings(&mapped);
+    assert_eq!(fs.len(), fs2.len());
+    assert_eq!(
+        find(&fs2, "GK104", "api")["chart"]["values_key"],
+        "env[0].value"
+    );
+    // Human output says where the finding came from.
+    let human = golint(&t, &["lint", "-", "--chart", CHART], Some(&rendered));
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("rendered from goservice/templates/deployment.yaml"),
+        "{text}"
+    );
+    assert!(text.contains("values key"), "{text}");
+}
+
+#[test]
+fn sarif_points_at_the_template_line() {
+    let Some(t) = tools::ensure() else { return };
+    let out = golint(&t, &["lint", "--helm", CHART, "--format", "sarif"], None);
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let r = results
+        .iter()
+        .find(|r| r["ruleId"] == "GK104")
+        .expect("GK104 in SARIF");
+    let related = r["relatedLocations"].as_array().unwrap();
+    let line = related
+        .iter()
+        .find(|l| l["physicalLocation"]["region"]["startLine"] == 24)
+        .unwrap_or_else(|| panic!("no related location at line 24: {related:#?}"));
+    assert!(line["physicalLocation"]["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap()
+        .ends_with("charts/goservice/templates/deployment.yaml"));
+}
+
+#[test]
+fn fix_helm_prints_values_that_make_the_chart_render_clean() {
+    let Some(t) = tools::ensure() else { return };
+    let chart = common::root().join(CHART);
+    let before = snapshot(&chart);
+    let out = golint(&t, &["fix", "--helm", CHART, "--unsafe-fixes"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let values = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(values.contains("GOMEMLIMIT"), "{values}");
+    assert!(stderr.contains("nothing was written"), "{stderr}");
+    // The worker's fix cannot be a values change, and the note says where to edit instead.
+    assert!(stderr.contains("goservice.workerContainer"), "{stderr}");
+    assert_eq!(snapshot(&chart), before, "fix --helm changed the chart");
+
+    // Rendering with the suggested values removes the findings the suggestion covered.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("fix-values.yaml");
+    std::fs::write(&file, &values).unwrap();
+    let after = golint(
+        &t,
+        &[
+            "lint",
+            "--helm",
+            CHART,
+            "--values",
+            file.to_str().unwrap(),
+            "--format",
+            "json",
+        ],
+        None,
+    );
+    let left = findings(&after);
+    for (code, container) in [("GK104", "api"), ("GK102", "api"), ("GK201", "api")] {
+        assert!(
+            !left
+                .iter()
+                .any(|f| f["code"] == code && f["container"] == container),
+            "{code} on {container} is still there after the suggested values:\n{values}"
+        );
+    }
+    // What no values key can change is still reported.
+    find(&left, "GK101", "worker");
+}
+
+#[test]
+fn fix_on_rendered_stdin_writes_only_stdout_and_says_where_fixes_belong() {
+    let Some(t) = tools::ensure() else { return };
+    let rendered = helm(&t, &["template", "release-name", CHART]);
+    let out = golint(&t, &["fix", "-"], Some(&rendered));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("belongs in the chart"), "{stderr}");
+    let fixed = String::from_utf8(out.stdout).unwrap();
+    assert!(fixed.contains("512MiB"), "{fixed}");
+    assert_ne!(fixed.as_bytes(), rendered.as_slice());
+}
+
+#[test]
+fn without_helm_on_path_the_error_says_what_to_install() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args(["lint", "--helm", CHART])
+        .current_dir(common::root())
+        .env("PATH", empty.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no `helm` was found on PATH"), "{stderr}");
+    assert!(stderr.contains("Install Helm 3"), "{stderr}");
+    assert!(stderr.contains("| golint-k8s lint -"), "{stderr}");
+}
+
+#[test]
+fn a_failing_render_is_a_usage_error_with_helms_message() {
+    let Some(t) = tools::ensure() else { return };
+    let out = golint(
+        &t,
+        &["lint", "--helm", CHART, "--set", "replicaCount={{"],
+        None,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("helm template"), "{stderr}");
+    let out = golint(&t, &["lint", "--helm", "fixtures/kustomize"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a Helm chart"));
+}
+
+#[test]
+fn kustomize_overlay_limits_are_linted() {
+    let Some(t) = tools::ensure() else { return };
+    let build = |dir: &str| {
+        let out = Command::new(&t.kustomize)
+            .args(["build", dir])
+            .current_dir(common::root())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let base = golint(
+        &t,
+        &["lint", "-", "--format", "json"],
+        Some(&build("fixtures/kustomize/base")),
+    );
+    let base = findings(&base);
+    assert!(base.iter().all(|f| f["code"] == "GK401"), "{base:#?}");
+    let prod = golint(
+        &t,
+        &["lint", "-", "--format", "json"],
+        Some(&build("fixtures/kustomize/overlays/prod")),
+    );
+    let prod = findings(&prod);
+    for code in ["GK101", "GK102", "GK201"] {
+        let f = find(&prod, code, "ledger");
+        // The overlay put the object in its namespace: the finding names it.
+        assert_eq!(f["object"]["namespace"], "payments");
+    }
+}
+
+/// The chart's values.yaml as JSON (scalars as strings), read with the project's own YAML layer.
+fn values_json() -> Value {
+    let text = std::fs::read_to_string(common::root().join(CHART).join("values.yaml")).unwrap();
+    let y = golint_k8s::yaml::parse(&text, 0);
+    fn conv(y: &golint_k8s::yaml::Yaml, n: golint_k8s::yaml::NodeId) -> Value {
+        if y.is_mapping(n) {
+            let mut m = serde_json::Map::new();
+            for (k, v) in y.entries(n) {
+                m.insert(y.str(k).unwrap().to_string(), conv(y, v));
+            }
+            return Value::Object(m);
+        }
+        match y.str(n) {
+            Some(s) => Value::String(s.to_string()),
+            None => Value::Array(y.items(n).iter().map(|&i| conv(y, i)).collect()),
+        }
+    }
+    conv(&y, y.docs[0].root.unwrap())
+}
+
+/// Every file under a directory with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
