@@ -557,3 +557,26 @@ fn invalid_utf8_on_stdin_is_located() {
         "{f}"
     );
 }
+
+/// The benchmarks' parse-only pass reads and parses what `lint` would, counts it, and reports
+/// nothing else: exit 0 even for a file with findings, and invalid YAML is counted, not reported.
+#[test]
+fn parse_only_counts_files_and_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("two.yaml"), "a: 1\n---\nb: 2\n").unwrap();
+    std::fs::write(dir.path().join("bad.yaml"), "a: [1\n").unwrap();
+    std::fs::copy("examples/deployment.yaml", dir.path().join("example.yaml")).unwrap();
+    let out = cmd()
+        .args(["lint", "--parse-only"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "parsed 3 files, 4 documents (1 files not valid YAML or not text)\n"
+    );
+    // It is hidden: benchmarks only.
+    let help = cmd().args(["lint", "--help"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&help.stdout).contains("parse-only"));
+}

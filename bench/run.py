@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""golint-k8s against its peers, on the same files, in one run (Python 3 standard library only).
+
+    python3 bench/run.py               # install peers, build, generate, time, print the table
+    python3 bench/run.py --quick       # 3 runs each, no Checkov, no 100,000-document corpus
+
+Steps: bench/install-peers.sh installs the pinned peers into target/bench-tools/; `cargo build
+--release` builds golint-k8s; bench/gen.py writes the deterministic corpus into target/bench-corpus/
+(10,000 documents in about 2,000 files, the same count in one helm-template-like file, and 100,000
+documents for the scale target); ../shared/corpus is used when it is beside the checkout.
+
+Every command runs several times (Checkov once: it takes minutes); the table shows the median wall
+time, the peak RSS of the slowest-memory run (from wait4), and the ratio to `golint-k8s lint` on the
+same input. Exit codes are not judged: linters exit non-zero when they find something.
+"""
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TOOLS = os.path.join(ROOT, "target", "bench-tools")
+CORPUS = os.path.join(ROOT, "target", "bench-corpus")
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
+GOLINT = os.path.join(ROOT, "target", "release", "golint-k8s")
+K8S = "1.36.3"
+
+
+def say(msg):
+    print("bench: " + msg, file=sys.stderr, flush=True)
+
+
+def measure(argv, cwd=ROOT):
+    """Run argv once with output discarded; return (seconds, peak RSS in MB, exit code)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
+    took = time.perf_counter() - t0
+    code = os.waitstatus_to_exitcode(status)
+    return took, usage.ru_maxrss / 1024.0, code
+
+
+def timed(argv, runs):
+    samples = [measure(argv) for _ in range(runs)]
+    return statistics.median(s[0] for s in samples), max(s[1] for s in samples), samples[-1][2]
+
+
+def count_docs(path):
+    """Documents as golint-k8s counts them (its parse-only pass)."""
+    out = subprocess.run([GOLINT, "lint", "--parse-only", path], capture_output=True, text=True)
+    words = out.stdout.split()
+    return int(words[3]) if len(words) > 3 else 0
+
+
+def yaml_files(path):
+    if os.path.isfile(path):
+        return [path]
+    found = []
+    for d, _, names in os.walk(path):
+        found += [os.path.join(d, n) for n in names if n.endswith((".yaml", ".yml"))]
+    return sorted(found)
+
+
+def tool(name):
+    p = os.path.join(TOOLS, "bin", name)
+    if os.path.exists(p):
+        return p
+    return shutil.which(name)
+
+
+def status(name):
+    try:
+        with open(os.path.join(TOOLS, "status", name)) as f:
+            return f.read().strip()
+    except OSError:
+        return "skip not installed"
+
+
+def peers(path, with_checkov):
+    """(name, argv or None, note) for each peer on `path` (a file or a directory)."""
+    files = yaml_files(path)
+    out = []
+    ks = tool("kube-score")
+    out.append(("kube-score", ks and [ks, "score", "--output-format", "ci"] + files,
+                "" if ks else status("kube-score")))
+    kc = tool("kubeconform")
+    schemas = os.path.join(TOOLS, "kubeconform-schemas")
+    if kc and status("kubeconform-schemas").startswith("ok"):
+        template = os.path.join(schemas, "v%s-standalone-strict" % K8S,
+                                "{{ .ResourceKind }}{{ .KindSuffix }}.json")
+        out.append(("kubeconform", [kc, "-strict", "-summary", "-ignore-missing-schemas",
+                                    "-schema-location", template, path], ""))
+    else:
+        out.append(("kubeconform", None, "needs kubeconform and its offline schemas: " + status("kubeconform-schemas")))
+    kl = shutil.which("kube-linter")
+    out.append(("kube-linter", kl and [kl, "lint", path],
+                "" if kl else "not on PATH, and its module path is refused by the Go module proxy here"))
+    po = shutil.which("polaris")
+    out.append(("polaris", po and [po, "audit", "--audit-path", path, "--format", "score"],
+                "" if po else "not on PATH, and its module path is refused by the Go module proxy here"))
+    ck = os.path.join(TOOLS, "checkov-venv", "bin", "checkov")
+    if with_checkov and os.path.exists(ck):
+        arg = ["-f", path] if os.path.isfile(path) else ["-d", path]
+        out.append(("checkov (1 run)", [ck, "--framework", "kubernetes", "--quiet", "--compact",
+                                        "--skip-download"] + arg, ""))
+    else:
+        out.append(("checkov", None, "not requested" if not with_checkov else status("checkov")))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--quick", action="store_true", help="3 runs, no Checkov, no 100,000-document corpus")
+    ap.add_argument("--no-install", action="store_true", help="use the peers already in target/bench-tools")
+    a = ap.parse_args()
+    runs = 3 if a.quick else a.runs
+
+    if not a.no_install:
+        say("installing peers (bench/install-peers.sh)")
+        subprocess.run(["bash", os.path.join(ROOT, "bench", "install-peers.sh")]
+                       + (["--no-checkov"] if a.quick else []), cwd=ROOT, stdout=sys.stderr)
+    say("building golint-k8s (cargo build --release)")
+    subprocess.run(["cargo", "build", "--release", "--locked", "--quiet"], cwd=ROOT, check=True)
+
+    say("generating the corpus (bench/gen.py)")
+    # --typed quotes every env value: kube-score stops at the first file whose env value is a YAML
+    # number, so every tool gets the quoted corpus (its Go settings are still wrong as strings).
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen.py"), "--out", CORPUS, "--typed"],
+                   cwd=ROOT, check=True, stdout=sys.stderr)
+    big100k = os.path.join(ROOT, "target", "bench-corpus-100k")
+    if not a.quick:
+        subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen.py"), "--out", big100k,
+                        "--docs", "100000", "--typed"], cwd=ROOT, check=True, stdout=sys.stderr)
+
+    inputs = [("10k docs, ~2k files", os.path.join(CORPUS, "many")),
+              ("10k docs, 1 file", os.path.join(CORPUS, "big.yaml"))]
+    if os.path.isdir(SHARED):
+        inputs.append(("shared corpus", SHARED))
+    else:
+        say("../shared/corpus is not beside this checkout: that input was not run")
+
+    rows = []
+    for label, path in inputs:
+        docs = count_docs(path)
+        base, base_rss, _ = timed([GOLINT, "lint", "--format", "json", path], runs)
+        rows.append((label, "golint-k8s lint", docs, base, base_rss, 1.0, ""))
+        t, rss, _ = timed([GOLINT, "lint", "--parse-only", path], runs)
+        rows.append((label, "golint-k8s --parse-only", docs, t, rss, t / base, ""))
+        t, rss, _ = timed([GOLINT, "fix", "--diff", "--unsafe-fixes", path], runs)
+        rows.append((label, "golint-k8s fix --diff", docs, t, rss, t / base, ""))
+        if os.path.isdir(path):
+            fixed = os.path.join(ROOT, "target", "bench-fixed")
+            shutil.rmtree(fixed, ignore_errors=True)
+            shutil.copytree(path, fixed)
+            subprocess.run([GOLINT, "fix", "--unsafe-fixes", "--quiet", fixed],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            t, rss, _ = timed([GOLINT, "fix", "--unsafe-fixes", fixed], runs)
+            rows.append((label, "golint-k8s fix (nothing to fix)", docs, t, rss, t / base, ""))
+        for name, argv, note in peers(path, with_checkov=not a.quick and label.startswith("10k docs, ~2k")):
+            if argv is None:
+                rows.append((label, name, docs, None, None, None, "skipped: " + note))
+                continue
+            n = 1 if name.startswith("checkov") else runs
+            t, rss, code = timed(argv, n)
+            rows.append((label, name, docs, t, rss, t / base, "exit %d" % code))
+    if not a.quick:
+        path = os.path.join(big100k, "many")
+        docs = count_docs(path)
+        t, rss, _ = timed([GOLINT, "lint", "--format", "json", path], runs)
+        rows.append(("100k docs, ~20k files", "golint-k8s lint", docs, t, rss, 1.0, ""))
+        t2, rss2, _ = timed([GOLINT, "lint", "--parse-only", path], runs)
+        rows.append(("100k docs, ~20k files", "golint-k8s --parse-only", docs, t2, rss2, t2 / t, ""))
+
+    print("| input | tool | documents | median wall | peak RSS | ratio to golint-k8s lint | note |")
+    print("|---|---|---:|---:|---:|---:|---|")
+    for label, name, docs, t, rss, ratio, note in rows:
+        if t is None:
+            print("| %s | %s | %d | – | – | – | %s |" % (label, name, docs, note))
+        else:
+            print("| %s | %s | %d | %.3f s | %.0f MB | %.2f× | %s |" % (label, name, docs, t, rss, ratio, note))
+    print("\n%d runs per command (Checkov 1); %s; %d CPUs." % (runs, time.strftime("%Y-%m-%d"), os.cpu_count()))
+
+
+if __name__ == "__main__":
+    main()
