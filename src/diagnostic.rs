@@ -95,6 +95,31 @@ impl ChartOrigin {
     }
 }
 
+/// Where a finding of `golint-k8s cluster` lives: the object, the container and the field path.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClusterRef {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub container: Option<String>,
+    /// `spec.template.spec.containers[0].resources.limits.cpu`.
+    pub path: String,
+}
+
+impl ClusterRef {
+    /// `Deployment/payments/api` plus the container, for logical locations.
+    pub fn qualified_name(&self) -> String {
+        let mut s = match &self.namespace {
+            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
+            None => format!("{}/{}", self.kind, self.name),
+        };
+        if let Some(c) = &self.container {
+            s.push_str(&format!("/containers/{c}"));
+        }
+        s
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -109,6 +134,8 @@ pub struct Diagnostic {
     /// The template line and values key behind a finding in rendered Helm output, when the
     /// chart's sources were given.
     pub chart: Option<ChartOrigin>,
+    /// The object and field in a live cluster (`golint-k8s cluster`).
+    pub cluster: Option<ClusterRef>,
     pub fix: Option<Fix>,
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.
@@ -133,6 +160,7 @@ impl Diagnostic {
             container: None,
             source_template: None,
             chart: None,
+            cluster: None,
             fix: None,
             related: Vec::new(),
         }

@@ -7,9 +7,11 @@
 //! [`suppress`] → [`output`]. [`lint`] strings the stages together for one file; [`cli`] runs it
 //! over many files in parallel; [`fix`] rewrites files from the findings' edits; [`lsp`] serves
 //! the same findings and fixes to editors; [`helm`] maps findings in rendered charts back to the
-//! template line and values key behind them.
+//! template line and values key behind them; [`cluster`] runs the rules over a live cluster's
+//! objects.
 
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod diagnostic;
 pub mod fix;

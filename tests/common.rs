@@ -122,3 +122,25 @@ pub fn expected_lines(text: &str, code: &str) -> Vec<usize> {
         .map(|(i, _)| i + 1)
         .collect()
 }
+
+/// A YAML document as JSON, read with the project's own YAML layer: mappings, sequences and
+/// scalars as strings (enough for values files and RBAC objects, which hold only strings).
+pub fn yaml_to_json(text: &str) -> serde_json::Value {
+    use golint_k8s::yaml::{NodeId, Yaml};
+    use serde_json::Value;
+    fn conv(y: &Yaml, n: NodeId) -> Value {
+        if y.is_mapping(n) {
+            let mut m = serde_json::Map::new();
+            for (k, v) in y.entries(n) {
+                m.insert(y.str(k).unwrap_or_default().to_string(), conv(y, v));
+            }
+            return Value::Object(m);
+        }
+        match y.str(n) {
+            Some(s) => Value::String(s.to_string()),
+            None => Value::Array(y.items(n).iter().map(|&i| conv(y, i)).collect()),
+        }
+    }
+    let y = golint_k8s::yaml::parse(text, 0);
+    conv(&y, y.docs[0].root.expect("an empty document"))
+}

@@ -359,24 +359,11 @@ fn kustomize_overlay_limits_are_linted() {
     }
 }
 
-/// The chart's values.yaml as JSON (scalars as strings), read with the project's own YAML layer.
+/// The chart's values.yaml as JSON (scalars as strings).
 fn values_json() -> Value {
-    let text = std::fs::read_to_string(common::root().join(CHART).join("values.yaml")).unwrap();
-    let y = golint_k8s::yaml::parse(&text, 0);
-    fn conv(y: &golint_k8s::yaml::Yaml, n: golint_k8s::yaml::NodeId) -> Value {
-        if y.is_mapping(n) {
-            let mut m = serde_json::Map::new();
-            for (k, v) in y.entries(n) {
-                m.insert(y.str(k).unwrap().to_string(), conv(y, v));
-            }
-            return Value::Object(m);
-        }
-        match y.str(n) {
-            Some(s) => Value::String(s.to_string()),
-            None => Value::Array(y.items(n).iter().map(|&i| conv(y, i)).collect()),
-        }
-    }
-    conv(&y, y.docs[0].root.unwrap())
+    common::yaml_to_json(
+        &std::fs::read_to_string(common::root().join(CHART).join("values.yaml")).unwrap(),
+    )
 }
 
 /// Every file under a directory with its bytes.

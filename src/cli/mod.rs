@@ -18,6 +18,7 @@ macro_rules! say_raw {
     }};
 }
 
+pub mod cluster;
 pub mod fix;
 pub mod lint;
 pub mod rules;
@@ -46,6 +47,8 @@ pub enum Command {
     Rules,
     /// Run the language server on standard input and output (for editors).
     Lsp,
+    /// Audit a live cluster, read-only, with the same rules (builds with the `cluster` feature).
+    Cluster(cluster::ClusterArgs),
     /// Print a rule's documentation.
     Explain {
         /// A rule code (GK101) or name (memory-limit-without-gomemlimit).
@@ -84,6 +87,7 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Fix(a) => fix::run(a),
         Command::Rules => rules::list(),
         Command::Lsp => crate::lsp::run(),
+        Command::Cluster(a) => cluster::run(a),
         Command::Explain { rule } => rules::explain(&rule),
     }
 }

@@ -292,7 +292,8 @@ fn rest_of(path: &[PathSeg], depth: usize) -> Vec<PathSeg> {
     Vec::new()
 }
 
-fn join_key(base: &str, below: &[PathSeg]) -> String {
+/// A values key or field path: `base` then `.key`, `[index]`, and `["a.b"]` for keys with dots.
+pub fn join_key(base: &str, below: &[PathSeg]) -> String {
     let mut out = base.to_string();
     for s in below {
         match s {

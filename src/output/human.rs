@@ -138,6 +138,13 @@ fn build(name: &str, src: &Arc<Source>, f: &Finding) -> Report {
     if let Some(t) = &d.source_template {
         help.push(format!("rendered from {t}"));
     }
+    if let Some(c) = &d.cluster {
+        help.push(format!(
+            "in the cluster: {} field {}",
+            c.qualified_name(),
+            c.path
+        ));
+    }
     if let Some(c) = &d.chart {
         help.push(format!("in the chart: {}", c.describe()));
     }

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Run;
-use crate::diagnostic::{Applicability, ChartOrigin, ObjectRef, Severity};
+use crate::diagnostic::{Applicability, ChartOrigin, ClusterRef, ObjectRef, Severity};
 use crate::rules::registry;
 
 #[derive(Serialize)]
@@ -45,6 +45,9 @@ struct FindingOut<'a> {
     /// With the chart's sources (`--helm`, `--chart`): the template line and values key.
     #[serde(skip_serializing_if = "Option::is_none")]
     chart: Option<&'a ChartOrigin>,
+    /// From `golint-k8s cluster`: the object, container and field path in the cluster.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    object_ref: Option<&'a ClusterRef>,
     fix: Option<FixOut<'a>>,
 }
 
@@ -127,6 +130,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 container: d.container.as_deref(),
                 source_template: d.source_template.as_deref(),
                 chart: d.chart.as_ref(),
+                object_ref: d.cluster.as_ref(),
                 fix: d.fix.as_ref().map(|x| FixOut {
                     applicability: x.applicability,
                     title: &x.title,

@@ -133,6 +133,18 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
             "physicalLocation": {"artifactLocation": location, "region": region(f.start, f.end)},
         }],
     });
+    if let Some(c) = &d.cluster {
+        // A live object has no file: it is a logical location (kind/namespace/name/container),
+        // with the field path as its decorated name.
+        r["locations"] = json!([{
+            "logicalLocations": [{
+                "name": c.name,
+                "fullyQualifiedName": c.qualified_name(),
+                "decoratedName": c.path,
+                "kind": "object",
+            }],
+        }]);
+    }
     let mut props = serde_json::Map::new();
     if let Some(o) = &d.object {
         props.insert("object".into(), json!(o));

@@ -1,0 +1,153 @@
+//! `golint-k8s cluster`: list a live cluster read-only and report with the same rules and
+//! formats as `lint`. There is no `fix` here: the cluster is never written to; findings name the
+//! object and field to change in its manifest.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::lint::LintArgs;
+use super::{FailOn, Format};
+
+#[derive(Args, Debug, Clone)]
+pub struct ClusterArgs {
+    /// The kubeconfig to use [default: $KUBECONFIG, ~/.kube/config, or in-cluster].
+    #[arg(long, value_name = "FILE")]
+    pub kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context [default: its current context].
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Only this namespace [default: every namespace].
+    #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Every namespace (the default; for symmetry with kubectl).
+    #[arg(long, short = 'A')]
+    pub all_namespaces: bool,
+    /// Only workloads with these labels (a label selector such as app=api,tier!=cache).
+    #[arg(long, short = 'l')]
+    pub selector: Option<String>,
+    /// Seconds each request to the API server may take.
+    #[arg(long, default_value_t = 30, value_name = "SECONDS")]
+    pub timeout: u64,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Use this config file instead of looking for .golint-k8s.yaml from the current folder.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Only these rules (codes, names or blocks like GK2), comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Skip these rules (codes, names or blocks like GK2), comma-separated or repeated.
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Exit 1 when a finding has at least this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+    /// Go version of the containers (e.g. 1.25), unless an annotation says otherwise.
+    #[arg(long)]
+    pub go_version: Option<String>,
+    /// CPUs of the nodes [default: the largest node's CPU capacity, listed from the cluster].
+    #[arg(long)]
+    pub node_cpus: Option<u32>,
+    #[arg(long)]
+    pub no_color: bool,
+    /// Print nothing but the findings (no summary line).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print the number of findings per rule.
+    #[arg(long)]
+    pub statistics: bool,
+}
+
+impl ClusterArgs {
+    /// The `lint` arguments that govern selection, config and output.
+    #[cfg_attr(not(feature = "cluster"), allow(dead_code))]
+    fn lint_args(&self) -> LintArgs {
+        LintArgs {
+            paths: Vec::new(),
+            format: self.format,
+            output: self.output.clone(),
+            config: self.config.clone(),
+            select: self.select.clone(),
+            ignore: self.ignore.clone(),
+            fail_on: self.fail_on,
+            go_version: self.go_version.clone(),
+            node_cpus: self.node_cpus,
+            no_color: self.no_color,
+            stdin_filename: None,
+            quiet: self.quiet,
+            statistics: self.statistics,
+            helm: None,
+            values: Vec::new(),
+            set: Vec::new(),
+            release: None,
+            chart: None,
+            parse_only: false,
+        }
+    }
+}
+
+#[cfg(not(feature = "cluster"))]
+pub fn run(_: ClusterArgs) -> i32 {
+    say!("error: this golint-k8s was built without cluster support; build it with `--features cluster`");
+    2
+}
+
+#[cfg(feature = "cluster")]
+pub fn run(a: ClusterArgs) -> i32 {
+    use crate::cluster::{audit, fetch, Inventory};
+    use std::io::IsTerminal;
+
+    let la = a.lint_args();
+    let p = match super::lint::prepare(&la) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let cfg = match p.finder.for_file(std::path::Path::new("cluster")) {
+        Ok(c) => c,
+        Err(e) => {
+            say!("error: invalid config: {e}");
+            return 2;
+        }
+    };
+    let target = fetch::Target {
+        kubeconfig: a.kubeconfig.clone(),
+        context: a.context.clone(),
+        namespace: a.namespace.clone(),
+        selector: a.selector.clone(),
+        timeout: std::time::Duration::from_secs(a.timeout.max(1)),
+    };
+    let terminal = std::io::stderr().is_terminal();
+    let progress = |n: usize| {
+        if terminal {
+            say_raw!("\rgolint-k8s: listed {n} objects…");
+        }
+    };
+    let listing = fetch::list(&target, &progress);
+    if terminal {
+        say_raw!("\r\x1b[K");
+    }
+    let listing = match listing {
+        Ok(l) => l,
+        Err(e) => {
+            say!("error: {e}");
+            return 2;
+        }
+    };
+    if let Some(e) = &listing.nodes_error {
+        say!("note: node sizes unknown, so the throttling numbers use node-cpus from the config: {e}");
+    }
+    let inv = Inventory::from_listed(listing.objects, &listing.nodes);
+    let mut cfg = (*cfg).clone();
+    // An explicit --node-cpus wins; otherwise the cluster's own nodes do.
+    if a.node_cpus.is_none() {
+        if let Some(n) = &inv.nodes {
+            cfg.node_cpus = Some(n.cpus);
+        }
+    }
+    let reports = audit(&inv, &cfg, &p.sel);
+    super::lint::report(&la, reports, None, false)
+}

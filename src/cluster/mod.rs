@@ -1,0 +1,318 @@
+//! `golint-k8s cluster`: the same rules over what a cluster actually runs.
+//!
+//! Manifests in git are half of the truth: LimitRanges, node sizes and hand-edited objects live in
+//! the cluster. This module turns listed objects into the linter's input and its findings into
+//! cluster references. Each workload is linted as its own JSON document (JSON is YAML, so the
+//! whole file pipeline applies unchanged, suppression annotations included), followed by its
+//! namespace's LimitRanges so that their defaults feed the effective values exactly as in a file.
+//! Node sizes replace `node-cpus`. Listing (paged, with timeouts and specific errors) is in
+//! [`fetch`], behind the `cluster` feature; this part is plain data and is tested without a server.
+
+#[cfg(feature = "cluster")]
+pub mod fetch;
+
+use rayon::prelude::*;
+use serde_json::Value;
+
+use crate::config::Config;
+use crate::diagnostic::ClusterRef;
+use crate::fix::engine::PathSeg;
+use crate::lint::{lint_source, FileReport, Selection};
+use crate::source::{Origin, Source};
+
+/// Workload kinds whose objects own others: an object controlled by one of these is reported
+/// through its owner (a Deployment's ReplicaSets and Pods, a CronJob's Jobs), never twice.
+pub const WORKLOAD_KINDS: [&str; 6] = [
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "Job",
+    "CronJob",
+];
+
+/// One object as the API server returned it.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    pub kind: String,
+    pub namespace: Option<String>,
+    pub name: String,
+    pub json: Value,
+}
+
+impl Listed {
+    pub fn new(json: Value) -> Listed {
+        let s = |v: &Value| v.as_str().map(str::to_string);
+        Listed {
+            kind: s(&json["kind"]).unwrap_or_default(),
+            namespace: s(&json["metadata"]["namespace"]),
+            name: s(&json["metadata"]["name"]).unwrap_or_default(),
+            json,
+        }
+    }
+
+    /// `Deployment/payments/api` (cluster-scoped: `Node/worker-1`).
+    pub fn reference(&self) -> String {
+        match &self.namespace {
+            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
+            None => format!("{}/{}", self.kind, self.name),
+        }
+    }
+
+    /// Whether a workload of a listed kind controls this object (so that it reports it).
+    pub fn is_owned(&self) -> bool {
+        self.json["metadata"]["ownerReferences"]
+            .as_array()
+            .is_some_and(|owners| {
+                owners.iter().any(|o| {
+                    o["controller"].as_bool() == Some(true)
+                        && o["kind"]
+                            .as_str()
+                            .is_some_and(|k| WORKLOAD_KINDS.contains(&k))
+                })
+            })
+    }
+
+    /// The object as the linter reads it: without server bookkeeping (managedFields, status),
+    /// pretty-printed so that positions in findings are readable lines.
+    fn text(&self) -> String {
+        let mut v = self.json.clone();
+        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("managedFields");
+        }
+        if let Some(o) = v.as_object_mut() {
+            o.remove("status");
+        }
+        serde_json::to_string_pretty(&v).unwrap_or_default()
+    }
+}
+
+/// The nodes' CPU count as the Go runtime sees it: `status.capacity.cpu` (all the node's CPUs,
+/// which is what `runtime.NumCPU` and the default GOMAXPROCS count), else `allocatable`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeCpus {
+    /// The largest node's CPU count, rounded up.
+    pub cpus: u32,
+    /// Which node has it.
+    pub node: String,
+    /// How many nodes were listed.
+    pub nodes: usize,
+}
+
+impl NodeCpus {
+    pub fn largest(nodes: &[Listed]) -> Option<NodeCpus> {
+        let mut best: Option<NodeCpus> = None;
+        for n in nodes {
+            let status = &n.json["status"];
+            let cpu = status["capacity"]["cpu"]
+                .as_str()
+                .or_else(|| status["allocatable"]["cpu"].as_str());
+            let Some(q) = cpu.and_then(|c| crate::k8s::quantity::Quantity::parse(c).ok()) else {
+                continue;
+            };
+            let cpus = q.value_ceil().clamp(1, i128::from(u32::MAX)) as u32;
+            if best.as_ref().is_none_or(|b| cpus > b.cpus) {
+                best = Some(NodeCpus {
+                    cpus,
+                    node: n.name.clone(),
+                    nodes: 0,
+                });
+            }
+        }
+        best.map(|b| NodeCpus {
+            nodes: nodes.len(),
+            ..b
+        })
+    }
+
+    pub fn note(&self) -> String {
+        format!(
+            "node CPUs {} from the cluster: the largest CPU capacity of its {} node{} ({})",
+            self.cpus,
+            self.nodes,
+            if self.nodes == 1 { "" } else { "s" },
+            self.node
+        )
+    }
+}
+
+/// Everything the audit reads.
+#[derive(Debug, Default)]
+pub struct Inventory {
+    /// Workloads and bare Pods (owned objects already dropped).
+    pub objects: Vec<Listed>,
+    pub limit_ranges: Vec<Listed>,
+    pub nodes: Option<NodeCpus>,
+}
+
+impl Inventory {
+    /// Sort listed objects into the audit's parts; owned objects are dropped here.
+    pub fn from_listed(listed: Vec<Listed>, nodes: &[Listed]) -> Inventory {
+        let mut inv = Inventory {
+            nodes: NodeCpus::largest(nodes),
+            ..Inventory::default()
+        };
+        for o in listed {
+            match o.kind.as_str() {
+                "LimitRange" => inv.limit_ranges.push(o),
+                _ if o.is_owned() => {}
+                _ => inv.objects.push(o),
+            }
+        }
+        inv.objects.sort_by(|a, b| {
+            (&a.namespace, &a.kind, &a.name).cmp(&(&b.namespace, &b.kind, &b.name))
+        });
+        inv
+    }
+}
+
+/// Lint every object (in parallel) with its namespace's LimitRanges; one report per object that
+/// has findings, named by its reference. `cfg` already carries the node CPU count to use.
+pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> {
+    let notes_node = inv
+        .nodes
+        .as_ref()
+        .filter(|n| cfg.node_cpus == Some(n.cpus))
+        .map(NodeCpus::note);
+    inv.objects
+        .par_iter()
+        .map(|o| {
+            let mut text = o.text();
+            text.push('\n');
+            for lr in inv
+                .limit_ranges
+                .iter()
+                .filter(|l| l.namespace == o.namespace)
+            {
+                text.push_str("---\n");
+                text.push_str(&lr.text());
+                text.push('\n');
+            }
+            let src = Source::from_text(Origin::Stdin(o.reference()), text);
+            let mut report = lint_source(src, cfg, sel);
+            // Only the object's own document; its LimitRanges are context, reported elsewhere.
+            report.findings.retain(|f| f.diagnostic.document == 0);
+            if let Some(src) = report.source.clone() {
+                let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
+                for f in &mut report.findings {
+                    let d = &mut f.diagnostic;
+                    let (path, _) = crate::helm::path_to(&y, 0, d.range.start);
+                    d.cluster = Some(ClusterRef {
+                        kind: o.kind.clone(),
+                        namespace: o.namespace.clone(),
+                        name: o.name.clone(),
+                        container: d.container.clone(),
+                        path: field_path(&path),
+                    });
+                    if let (Some(n), true) = (&notes_node, uses_node_cpus(d.code)) {
+                        d.notes.push(n.clone());
+                    }
+                }
+            }
+            report
+        })
+        .collect()
+}
+
+/// The rules whose numbers depend on the node's CPU count.
+fn uses_node_cpus(code: &str) -> bool {
+    matches!(code, "GK201" | "GK202" | "GK203" | "GK204")
+}
+
+/// `spec.template.spec.containers[0].resources.limits.cpu`, as kubectl's JSONPath-like paths.
+pub fn field_path(path: &[PathSeg]) -> String {
+    crate::helm::template::join_key("", path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment(name: &str, limits: Value, annotations: Value) -> Value {
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": "shop", "annotations": annotations,
+                         "managedFields": [{"manager": "kubectl"}]},
+            "spec": {"template": {"spec": {"containers": [{
+                "name": "app", "image": "registry.example.com/shop/app:1.0",
+                "resources": {"limits": limits}}]}}},
+            "status": {"replicas": 1}
+        })
+    }
+
+    #[test]
+    fn owned_objects_are_reported_through_their_owner() {
+        let rs = json!({"kind": "ReplicaSet", "metadata": {"name": "a-1", "namespace": "x",
+            "ownerReferences": [{"kind": "Deployment", "name": "a", "controller": true}]}});
+        let other = json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "x",
+            "ownerReferences": [{"kind": "Workflow", "name": "w", "controller": true}]}});
+        let bare = json!({"kind": "Pod", "metadata": {"name": "q", "namespace": "x"}});
+        let inv = Inventory::from_listed(
+            vec![Listed::new(rs), Listed::new(other), Listed::new(bare)],
+            &[],
+        );
+        let names: Vec<&str> = inv.objects.iter().map(|o| o.name.as_str()).collect();
+        assert_eq!(names, ["p", "q"]);
+    }
+
+    #[test]
+    fn findings_name_the_object_and_field_and_use_limit_ranges() {
+        let lr = json!({"apiVersion": "v1", "kind": "LimitRange",
+            "metadata": {"name": "defaults", "namespace": "shop"},
+            "spec": {"limits": [{"type": "Container", "default": {"memory": "1Gi"}}]}});
+        let inv = Inventory::from_listed(
+            vec![
+                Listed::new(deployment("a", json!({"cpu": "2"}), json!({}))),
+                Listed::new(deployment(
+                    "b",
+                    json!({"cpu": "2"}),
+                    json!({"golint-k8s.io/ignore": "GK201,GK101"}),
+                )),
+                Listed::new(lr),
+            ],
+            &[Listed::new(
+                json!({"kind": "Node", "metadata": {"name": "n1"},
+                "status": {"capacity": {"cpu": "8"}, "allocatable": {"cpu": "7910m"}}}),
+            )],
+        );
+        assert_eq!(inv.nodes.as_ref().unwrap().cpus, 8);
+        let cfg = Config {
+            node_cpus: Some(8),
+            ..Config::default()
+        };
+        let reports = audit(&inv, &cfg, &Selection::default());
+        let a = &reports[0];
+        assert_eq!(a.name, "Deployment/shop/a");
+        let gk201 = a
+            .findings
+            .iter()
+            .find(|f| f.diagnostic.code == "GK201")
+            .expect("GK201");
+        let r = gk201.diagnostic.cluster.as_ref().unwrap();
+        assert_eq!(
+            r.path,
+            "spec.template.spec.containers[0].resources.limits.cpu"
+        );
+        assert_eq!(r.container.as_deref(), Some("app"));
+        assert!(
+            gk201
+                .diagnostic
+                .message
+                .contains("GOMAXPROCS = 8 (node CPUs)"),
+            "{}",
+            gk201.diagnostic.message
+        );
+        assert!(gk201.diagnostic.notes.iter().any(|n| n.contains("(n1)")));
+        // The LimitRange's default memory limit is the container's: GK101 fires.
+        assert!(a.findings.iter().any(|f| f.diagnostic.code == "GK101"));
+        // The annotation silences b exactly as in a file.
+        assert!(reports[1]
+            .findings
+            .iter()
+            .all(|f| !["GK201", "GK101"].contains(&f.diagnostic.code)));
+        // Server bookkeeping is not linted text.
+        let text = &a.source.as_ref().unwrap().text;
+        assert!(!text.contains("managedFields") && !text.contains("\"status\""));
+    }
+}

@@ -1,0 +1,471 @@
+//! `golint-k8s cluster` against a real kube-apiserver with a real etcd on loopback, built and
+//! started by `tests/apiserver.sh` (the binaries are cached outside the checkout). Objects are
+//! created through the API; the audit runs as the real binary with a kubeconfig.
+//!
+//! One test drives the whole story in order, because the server is one process pair and the last
+//! step stops it: findings equal to linting the same objects as files, LimitRange defaults, node
+//! CPUs in the throttling numbers, ownership, paging over 500 objects, a 403 that names the verb
+//! and resource, the shipped read-only ClusterRole being enough, and the server going away.
+#![cfg(feature = "cluster")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
+use k8s_openapi::api::batch::v1::CronJob;
+use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node, Pod};
+use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
+use kube::api::{Api, PostParams};
+use kube::Client;
+use serde_json::{json, Value};
+
+/// The started server; stopped when dropped, whatever happened.
+struct Server {
+    dir: PathBuf,
+}
+
+impl Server {
+    fn start() -> Option<Server> {
+        let root = common::root();
+        let dir = root
+            .join("target")
+            .join(format!("apiserver-test-{}", std::process::id()));
+        let out = Command::new("bash")
+            .arg(root.join("tests").join("apiserver.sh"))
+            .arg("start")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if out.status.code() == Some(3) {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI must run the cluster tests: {stderr}"
+            );
+            println!("cluster tests not run: {}", stderr.trim());
+            return None;
+        }
+        assert!(
+            out.status.success(),
+            "tests/apiserver.sh start failed:\n{stderr}"
+        );
+        Some(Server { dir })
+    }
+
+    fn kubeconfig(&self) -> PathBuf {
+        self.dir.join("kubeconfig")
+    }
+
+    fn stop(&self) {
+        let _ = Command::new("bash")
+            .arg(common::root().join("tests").join("apiserver.sh"))
+            .arg("stop")
+            .arg(&self.dir)
+            .output();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+fn golint(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args(args)
+        .current_dir(common::root())
+        .env_remove("KUBECONFIG")
+        .output()
+        .unwrap()
+}
+
+fn json_of(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn deployment(ns: &str, name: &str, resources: Value, env: Value) -> Value {
+    json!({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{
+                    "name": "app", "image": "registry.example.com/shop/app:1.0",
+                    "env": env, "resources": resources
+                }]}
+            }
+        }
+    })
+}
+
+/// The shop namespace: what the audit must find, as JSON objects (also written as a file).
+fn shop() -> Vec<Value> {
+    vec![
+        json!({"apiVersion": "v1", "kind": "LimitRange",
+               "metadata": {"name": "defaults", "namespace": "shop"},
+               "spec": {"limits": [{"type": "Container",
+                   "default": {"memory": "1Gi", "cpu": "2"},
+                   "defaultRequest": {"memory": "1Gi", "cpu": "500m"}}]}}),
+        // Limits from the LimitRange only: GK101 and GK201 through its defaults.
+        deployment("shop", "cart", json!({}), json!([])),
+        // Explicit limits, GOMEMLIMIT malformed.
+        deployment(
+            "shop",
+            "checkout",
+            json!({"limits": {"cpu": "500m", "memory": "512Mi"},
+                   "requests": {"cpu": "500m", "memory": "512Mi"}}),
+            json!([{"name": "GOMEMLIMIT", "value": "512Mi"}]),
+        ),
+        // Right as it is.
+        deployment(
+            "shop",
+            "ledger",
+            json!({"limits": {"memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}),
+            json!([{"name": "GOMEMLIMIT", "value": "900MiB"}]),
+        ),
+        json!({"apiVersion": "batch/v1", "kind": "CronJob",
+               "metadata": {"name": "nightly", "namespace": "shop"},
+               "spec": {"schedule": "0 3 * * *", "jobTemplate": {"spec": {"template": {"spec": {
+                   "restartPolicy": "OnFailure",
+                   "containers": [{"name": "report", "image": "registry.example.com/shop/report:2.0",
+                       "resources": {"limits": {"cpu": "4", "memory": "2Gi"},
+                                     "requests": {"cpu": "4", "memory": "2Gi"}}}]}}}}}}),
+        json!({"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": "debug", "namespace": "shop"},
+               "spec": {"containers": [{"name": "shell", "image": "registry.example.com/tools/shell:1",
+                   "resources": {"limits": {"cpu": "250m", "memory": "256Mi"},
+                                 "requests": {"cpu": "250m", "memory": "256Mi"}}}]}}),
+    ]
+}
+
+async fn post<K>(api: Api<K>, o: &Value) -> Result<(), kube::Error>
+where
+    K: kube::Resource + Clone + serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+{
+    let obj: K = serde_json::from_value(o.clone()).unwrap();
+    api.create(&PostParams::default(), &obj).await.map(drop)
+}
+
+async fn create(client: &Client, objects: &[Value]) {
+    for o in objects {
+        let ns = o["metadata"]["namespace"].as_str().unwrap_or("default");
+        let kind = o["kind"].as_str().unwrap();
+        let c = client.clone();
+        let r = match kind {
+            "Deployment" => post(Api::<Deployment>::namespaced(c, ns), o).await,
+            "LimitRange" => post(Api::<LimitRange>::namespaced(c, ns), o).await,
+            "CronJob" => post(Api::<CronJob>::namespaced(c, ns), o).await,
+            "Pod" => post(Api::<Pod>::namespaced(c, ns), o).await,
+            "ReplicaSet" => post(Api::<ReplicaSet>::namespaced(c, ns), o).await,
+            "Node" => post(Api::<Node>::all(c), o).await,
+            "Namespace" => post(Api::<Namespace>::all(c), o).await,
+            "ClusterRole" => post(Api::<ClusterRole>::all(c), o).await,
+            "ClusterRoleBinding" => post(Api::<ClusterRoleBinding>::all(c), o).await,
+            k => panic!("no create for {k}"),
+        };
+        r.unwrap_or_else(|e| panic!("creating {kind} {}: {e}", o["metadata"]["name"]));
+    }
+}
+
+async fn client(kubeconfig: &Path) -> Client {
+    let kc = kube::config::Kubeconfig::read_from(kubeconfig).unwrap();
+    let cfg = kube::Config::from_custom_kubeconfig(kc, &Default::default())
+        .await
+        .unwrap();
+    Client::try_from(cfg).unwrap()
+}
+
+fn node(name: &str, cpu: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+           "status": {"capacity": {"cpu": cpu, "memory": "64Gi", "pods": "110"},
+                      "allocatable": {"cpu": cpu, "memory": "62Gi", "pods": "110"}}})
+}
+
+/// A finding's identity across the two runs.
+fn key(f: &Value) -> (String, String, String, String) {
+    let o = &f["object"];
+    (
+        f["code"].as_str().unwrap().to_string(),
+        format!(
+            "{}/{}",
+            o["kind"].as_str().unwrap_or(""),
+            o["name"].as_str().unwrap_or("")
+        ),
+        f["container"].as_str().unwrap_or("").to_string(),
+        f["message"].as_str().unwrap().to_string(),
+    )
+}
+
+/// A YAML file of strings, lists and mappings (deploy/rbac.yaml) as JSON.
+fn yaml_file_as_json(path: &Path) -> Value {
+    common::yaml_to_json(&std::fs::read_to_string(path).unwrap())
+}
+
+#[test]
+fn cluster_audit_against_a_real_apiserver() {
+    let Some(server) = Server::start() else {
+        return;
+    };
+    let kubeconfig = server.kubeconfig();
+    let kc = kubeconfig.to_str().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = rt.block_on(client(&kubeconfig));
+
+    // The objects, through the API.
+    let shop = shop();
+    let mut setup = vec![
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "shop"}}),
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "paging"}}),
+        node("pool-a-1", "4"),
+        node("pool-b-1", "16"),
+    ];
+    setup.extend(shop.iter().cloned());
+    rt.block_on(create(&client, &setup));
+    // A ReplicaSet controlled by the checkout Deployment: reported through its owner only.
+    let uid = rt
+        .block_on(Api::<Deployment>::namespaced(client.clone(), "shop").get("checkout"))
+        .unwrap()
+        .metadata
+        .uid
+        .unwrap();
+    let mut rs = deployment(
+        "shop",
+        "checkout-5d4f",
+        json!({"limits": {"cpu": "500m", "memory": "512Mi"}}),
+        json!([]),
+    );
+    rs["kind"] = json!("ReplicaSet");
+    rs["metadata"]["ownerReferences"] = json!([{"apiVersion": "apps/v1", "kind": "Deployment",
+        "name": "checkout", "uid": uid, "controller": true}]);
+    rt.block_on(create(&client, &[rs]));
+
+    // 1. The same findings as linting the same objects as a file (node CPUs: the largest node).
+    let audit = golint(&[
+        "cluster",
+        "--kubeconfig",
+        kc,
+        "-n",
+        "shop",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        audit.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&audit.stderr)
+    );
+    let audit = json_of(&audit);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shop.yaml");
+    let text: Vec<String> = shop
+        .iter()
+        .map(|o| serde_json::to_string_pretty(o).unwrap())
+        .collect();
+    std::fs::write(&file, text.join("\n---\n")).unwrap();
+    let linted = json_of(&golint(&[
+        "lint",
+        file.to_str().unwrap(),
+        "--node-cpus",
+        "16",
+        "--format",
+        "json",
+    ]));
+    let mut a: Vec<_> = audit["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    let mut l: Vec<_> = linted["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(key)
+        .collect();
+    a.sort();
+    l.sort();
+    assert_eq!(a, l, "cluster audit and file lint differ");
+    let findings = audit["findings"].as_array().unwrap();
+    assert!(!findings.is_empty());
+
+    // 2. LimitRange defaults: cart has no limits of its own.
+    let cart = findings
+        .iter()
+        .find(|f| f["code"] == "GK101" && f["object"]["name"] == "cart")
+        .expect("GK101 on cart from the LimitRange default");
+    assert!(cart["notes"].to_string().contains("LimitRange"), "{cart:#}");
+
+    // 3. Node CPUs from the cluster, and said so.
+    let gk201 = findings
+        .iter()
+        .find(|f| f["code"] == "GK201" && f["object"]["name"] == "checkout")
+        .expect("GK201 on checkout");
+    assert!(
+        gk201["message"].as_str().unwrap().contains("16"),
+        "{gk201:#}"
+    );
+    assert!(gk201["notes"].to_string().contains("pool-b-1"), "{gk201:#}");
+    let r = &gk201["object_ref"];
+    assert_eq!(r["kind"], "Deployment");
+    assert_eq!(r["namespace"], "shop");
+    assert_eq!(r["container"], "app");
+    assert_eq!(
+        r["path"],
+        "spec.template.spec.containers[0].resources.limits.cpu"
+    );
+
+    // 4. Ownership: the CronJob and the bare Pod are reported, the owned ReplicaSet is not.
+    let objects: std::collections::BTreeSet<String> = findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{}/{}",
+                f["object"]["kind"].as_str().unwrap(),
+                f["object"]["name"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(objects.contains("CronJob/nightly"), "{objects:?}");
+    assert!(objects.contains("Pod/debug"), "{objects:?}");
+    assert!(
+        !objects.iter().any(|o| o.starts_with("ReplicaSet/")),
+        "{objects:?}"
+    );
+
+    // SARIF: logical locations, no file.
+    let sarif = json_of(&golint(&[
+        "cluster",
+        "--kubeconfig",
+        kc,
+        "-n",
+        "shop",
+        "--format",
+        "sarif",
+    ]));
+    let result = &sarif["runs"][0]["results"][0];
+    let logical = &result["locations"][0]["logicalLocations"][0];
+    assert!(
+        logical["fullyQualifiedName"]
+            .as_str()
+            .unwrap()
+            .contains("/shop/"),
+        "{result:#}"
+    );
+    assert!(result["locations"][0].get("physicalLocation").is_none());
+
+    // 5. Paging: more objects than one page (500) in one namespace.
+    let many: Vec<Value> = (0..520)
+        .map(|i| {
+            deployment(
+                "paging",
+                &format!("svc-{i:03}"),
+                json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}),
+                json!([{"name": "GOMEMLIMIT", "value": "900MiB"}]),
+            )
+        })
+        .collect();
+    rt.block_on(create(&client, &many));
+    let paged = json_of(&golint(&[
+        "cluster",
+        "--kubeconfig",
+        kc,
+        "-n",
+        "paging",
+        "--format",
+        "json",
+    ]));
+    let names: std::collections::BTreeSet<&str> = paged["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 520, "every object of both pages is audited");
+    // A selector narrows the workloads.
+    let one = json_of(&golint(&[
+        "cluster",
+        "--kubeconfig",
+        kc,
+        "-n",
+        "paging",
+        "-l",
+        "app=svc-007",
+        "--format",
+        "json",
+    ]));
+    let names: Vec<&str> = one["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["object"]["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !names.is_empty() && names.iter().all(|n| *n == "svc-007"),
+        "{names:?}"
+    );
+
+    // 6. Least privilege: a token with no permissions gets the verb and resource it lacks.
+    let nobody = server.dir.join("kubeconfig-nobody");
+    let denied = golint(&["cluster", "--kubeconfig", nobody.to_str().unwrap()]);
+    assert_eq!(denied.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&denied.stderr);
+    assert!(stderr.contains("403 Forbidden"), "{stderr}");
+    assert!(stderr.contains("\"list\""), "{stderr}");
+    assert!(stderr.contains("deploy/rbac.yaml"), "{stderr}");
+    // The shipped ClusterRole is enough.
+    let mut role = yaml_file_as_json(&common::root().join("deploy").join("rbac.yaml"));
+    role["metadata"]["labels"] = json!({});
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "golint-k8s-audit"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "golint-k8s-audit"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "nobody"}]});
+    rt.block_on(create(&client, &[role, binding]));
+    let mut allowed = None;
+    // RBAC changes reach the authorizer's cache within a moment.
+    for _ in 0..50 {
+        let out = golint(&[
+            "cluster",
+            "--kubeconfig",
+            nobody.to_str().unwrap(),
+            "-n",
+            "shop",
+            "--format",
+            "json",
+        ]);
+        if out.status.code() != Some(2) {
+            allowed = Some(out);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let allowed = allowed.expect("the ClusterRole in deploy/rbac.yaml lets the audit run");
+    assert_eq!(json_of(&allowed)["findings"], audit["findings"]);
+
+    // 7. The server goes away: a clear error, not a hang.
+    server.stop();
+    let t0 = std::time::Instant::now();
+    let gone = golint(&["cluster", "--kubeconfig", kc, "--timeout", "5"]);
+    assert_eq!(gone.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&gone.stderr);
+    assert!(
+        stderr.contains("cannot reach the API server at https://127.0.0.1:"),
+        "{stderr}"
+    );
+    assert!(t0.elapsed().as_secs() < 30, "took {:?}", t0.elapsed());
+}
