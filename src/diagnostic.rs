@@ -95,6 +95,14 @@ impl ChartOrigin {
     }
 }
 
+/// `Deployment/payments/api`, or `Node/worker-1` for a cluster-scoped object.
+pub fn object_path(kind: &str, namespace: Option<&str>, name: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{kind}/{ns}/{name}"),
+        None => format!("{kind}/{name}"),
+    }
+}
+
 /// Where a finding of `golint-k8s cluster` lives: the object, the container and the field path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ClusterRef {
@@ -109,10 +117,7 @@ pub struct ClusterRef {
 impl ClusterRef {
     /// `Deployment/payments/api` plus the container, for logical locations.
     pub fn qualified_name(&self) -> String {
-        let mut s = match &self.namespace {
-            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
-            None => format!("{}/{}", self.kind, self.name),
-        };
+        let mut s = object_path(&self.kind, self.namespace.as_deref(), &self.name);
         if let Some(c) = &self.container {
             s.push_str(&format!("/containers/{c}"));
         }

@@ -109,9 +109,22 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
 
 /// Lint a decoded source.
 pub fn lint_source(src: Source, cfg: &Config, sel: &Selection) -> FileReport {
+    lint_source_with(src, cfg, sel, |_, _, _| {})
+}
+
+/// Lint a decoded source, then let `enrich` amend the findings while the source's YAML tree is
+/// still at hand (Helm and cluster mode add where a finding comes from, without parsing again).
+pub fn lint_source_with(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    enrich: impl FnOnce(&Source, &Yaml, &mut Vec<Diagnostic>),
+) -> FileReport {
     let (diagnostics, stats) = {
         let y = yaml::parse(src.yaml_text(), src.bom_len);
-        check_file(&src, &y, cfg, sel)
+        let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel);
+        enrich(&src, &y, &mut diagnostics);
+        (diagnostics, stats)
     };
     let findings: Vec<Finding> = diagnostics.into_iter().map(|d| position(&src, d)).collect();
     let name = src.name.clone();

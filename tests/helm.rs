@@ -49,18 +49,24 @@ fn run_with_stdin(mut c: Command, stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().unwrap()
 }
 
-fn helm(t: &tools::Tools, args: &[&str]) -> Vec<u8> {
-    let out = Command::new(&t.helm)
+/// Run a pinned tool from the repository root; it must succeed. Its standard output.
+fn tool(program: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(program)
         .args(args)
         .current_dir(common::root())
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "helm {args:?}: {}",
+        "{} {args:?}: {}",
+        program.display(),
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
+}
+
+fn helm(t: &tools::Tools, args: &[&str]) -> Vec<u8> {
+    tool(&t.helm, args)
 }
 
 fn findings(out: &Output) -> Vec<Value> {
@@ -326,19 +332,7 @@ fn a_failing_render_is_a_usage_error_with_helms_message() {
 #[test]
 fn kustomize_overlay_limits_are_linted() {
     let Some(t) = tools::ensure() else { return };
-    let build = |dir: &str| {
-        let out = Command::new(&t.kustomize)
-            .args(["build", dir])
-            .current_dir(common::root())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let build = |dir: &str| tool(&t.kustomize, &["build", dir]);
     let base = golint(
         &t,
         &["lint", "-", "--format", "json"],

@@ -140,13 +140,10 @@ pub fn run(a: ClusterArgs) -> i32 {
     if let Some(e) = &listing.nodes_error {
         say!("note: node sizes unknown, so the throttling numbers use node-cpus from the config: {e}");
     }
-    let inv = Inventory::from_listed(listing.objects, &listing.nodes);
-    let mut cfg = (*cfg).clone();
-    // An explicit --node-cpus wins; otherwise the cluster's own nodes do.
-    if a.node_cpus.is_none() {
-        if let Some(n) = &inv.nodes {
-            cfg.node_cpus = Some(n.cpus);
-        }
+    let mut inv = Inventory::from_listed(listing.objects, &listing.nodes);
+    // The cluster's node size replaces node-cpus from the config, but not an explicit flag.
+    if a.node_cpus.is_some() {
+        inv.nodes = None;
     }
     let reports = audit(&inv, &cfg, &p.sel);
     super::lint::report(&la, reports, None, false)

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use super::{FailOn, Format};
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::diagnostic::Severity;
-use crate::lint::{decode_failure, lint_source, FileReport, Selection, Stats};
+use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
 use crate::output::{self, Run};
 use crate::rules::registry;
 use crate::source::DecodeFailure;
@@ -298,12 +298,13 @@ pub fn run(a: LintArgs) -> i32 {
     let keep_source = a.format == Format::Human;
     let (reports, errors) = p.map_inputs(|loaded, cfg| {
         let mut report = match loaded {
-            Ok(src) => lint_source(src, cfg, &p.sel),
+            Ok(src) => lint_source_with(src, cfg, &p.sel, |_, y, diags| {
+                if let Some(chart) = &p.chart {
+                    crate::helm::annotate(y, diags, chart);
+                }
+            }),
             Err(failure) => decode_failure(*failure),
         };
-        if let Some(chart) = &p.chart {
-            crate::helm::annotate(&mut report, chart);
-        }
         if !keep_source {
             report.source = None;
         }

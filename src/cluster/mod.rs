@@ -11,13 +11,15 @@
 #[cfg(feature = "cluster")]
 pub mod fetch;
 
+use std::collections::HashMap;
+
 use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::config::Config;
 use crate::diagnostic::ClusterRef;
 use crate::fix::engine::PathSeg;
-use crate::lint::{lint_source, FileReport, Selection};
+use crate::lint::{lint_source_with, FileReport, Selection};
 use crate::source::{Origin, Source};
 
 /// Workload kinds whose objects own others: an object controlled by one of these is reported
@@ -53,10 +55,7 @@ impl Listed {
 
     /// `Deployment/payments/api` (cluster-scoped: `Node/worker-1`).
     pub fn reference(&self) -> String {
-        match &self.namespace {
-            Some(ns) => format!("{}/{ns}/{}", self.kind, self.name),
-            None => format!("{}/{}", self.kind, self.name),
-        }
+        crate::diagnostic::object_path(&self.kind, self.namespace.as_deref(), &self.name)
     }
 
     /// Whether a workload of a listed kind controls this object (so that it reports it).
@@ -73,17 +72,21 @@ impl Listed {
             })
     }
 
-    /// The object as the linter reads it: without server bookkeeping (managedFields, status),
-    /// pretty-printed so that positions in findings are readable lines.
-    fn text(&self) -> String {
-        let mut v = self.json.clone();
-        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+    /// Drop what the server keeps for itself (managedFields, status): it is not part of the
+    /// manifest, and the linter need not read it.
+    fn strip_bookkeeping(&mut self) {
+        if let Some(m) = self.json.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("managedFields");
         }
-        if let Some(o) = v.as_object_mut() {
+        if let Some(o) = self.json.as_object_mut() {
             o.remove("status");
         }
-        serde_json::to_string_pretty(&v).unwrap_or_default()
+    }
+
+    /// The object as the linter reads it, pretty-printed so that positions in findings are
+    /// readable lines.
+    fn text(&self) -> String {
+        serde_json::to_string_pretty(&self.json).unwrap_or_default()
     }
 }
 
@@ -142,6 +145,7 @@ pub struct Inventory {
     /// Workloads and bare Pods (owned objects already dropped).
     pub objects: Vec<Listed>,
     pub limit_ranges: Vec<Listed>,
+    /// The node size that replaces `node-cpus` (None: unknown, or an explicit `--node-cpus`).
     pub nodes: Option<NodeCpus>,
 }
 
@@ -152,7 +156,8 @@ impl Inventory {
             nodes: NodeCpus::largest(nodes),
             ..Inventory::default()
         };
-        for o in listed {
+        for mut o in listed {
+            o.strip_bookkeeping();
             match o.kind.as_str() {
                 "LimitRange" => inv.limit_ranges.push(o),
                 _ if o.is_owned() => {}
@@ -166,37 +171,36 @@ impl Inventory {
     }
 }
 
-/// Lint every object (in parallel) with its namespace's LimitRanges; one report per object that
-/// has findings, named by its reference. `cfg` already carries the node CPU count to use.
+/// Lint every object (in parallel) with its namespace's LimitRanges; one report per object,
+/// named by its reference. The cluster's node size, when known, replaces `node-cpus`.
 pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> {
-    let notes_node = inv
-        .nodes
-        .as_ref()
-        .filter(|n| cfg.node_cpus == Some(n.cpus))
-        .map(NodeCpus::note);
+    let mut cfg = cfg.clone();
+    let node_note = inv.nodes.as_ref().map(|n| {
+        cfg.node_cpus = Some(n.cpus);
+        n.note()
+    });
+    // Each namespace's LimitRanges as documents to append, serialised once.
+    let mut limit_ranges: HashMap<Option<&str>, String> = HashMap::new();
+    for lr in &inv.limit_ranges {
+        let docs = limit_ranges.entry(lr.namespace.as_deref()).or_default();
+        docs.push_str("---\n");
+        docs.push_str(&lr.text());
+        docs.push('\n');
+    }
     inv.objects
         .par_iter()
         .map(|o| {
             let mut text = o.text();
             text.push('\n');
-            for lr in inv
-                .limit_ranges
-                .iter()
-                .filter(|l| l.namespace == o.namespace)
-            {
-                text.push_str("---\n");
-                text.push_str(&lr.text());
-                text.push('\n');
+            if let Some(docs) = limit_ranges.get(&o.namespace.as_deref()) {
+                text.push_str(docs);
             }
             let src = Source::from_text(Origin::Stdin(o.reference()), text);
-            let mut report = lint_source(src, cfg, sel);
-            // Only the object's own document; its LimitRanges are context, reported elsewhere.
-            report.findings.retain(|f| f.diagnostic.document == 0);
-            if let Some(src) = report.source.clone() {
-                let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
-                for f in &mut report.findings {
-                    let d = &mut f.diagnostic;
-                    let (path, _) = crate::helm::path_to(&y, 0, d.range.start);
+            lint_source_with(src, &cfg, sel, |_, y, diags| {
+                // Only the object's own document: its LimitRanges are context here.
+                diags.retain(|d| d.document == 0);
+                for d in diags {
+                    let (path, _) = crate::helm::path_to(y, 0, d.range.start);
                     d.cluster = Some(ClusterRef {
                         kind: o.kind.clone(),
                         namespace: o.namespace.clone(),
@@ -204,12 +208,11 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                         container: d.container.clone(),
                         path: field_path(&path),
                     });
-                    if let (Some(n), true) = (&notes_node, uses_node_cpus(d.code)) {
+                    if let (Some(n), true) = (&node_note, uses_node_cpus(d.code)) {
                         d.notes.push(n.clone());
                     }
                 }
-            }
-            report
+            })
         })
         .collect()
 }
@@ -277,8 +280,9 @@ mod tests {
             )],
         );
         assert_eq!(inv.nodes.as_ref().unwrap().cpus, 8);
+        // The cluster's node size replaces the config's.
         let cfg = Config {
-            node_cpus: Some(8),
+            node_cpus: Some(2),
             ..Config::default()
         };
         let reports = audit(&inv, &cfg, &Selection::default());

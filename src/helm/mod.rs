@@ -15,9 +15,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::diagnostic::ChartOrigin;
+use crate::diagnostic::{ChartOrigin, Diagnostic};
 use crate::fix::engine::PathSeg;
-use crate::lint::FileReport;
 use crate::yaml::{NodeKind, Yaml};
 use template::Template;
 
@@ -132,20 +131,15 @@ impl Templates {
     }
 }
 
-/// Give every finding of a rendered report that names its template the template line and values
-/// key it comes from.
-pub fn annotate(report: &mut FileReport, chart: &Chart) {
-    let Some(src) = report.source.clone() else {
-        return;
-    };
-    let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
+/// Give every finding of a rendered file that names its template the template line and values
+/// key it comes from (`y` is the rendered file's tree; see [`crate::lint::lint_source_with`]).
+pub fn annotate(y: &Yaml, diags: &mut [Diagnostic], chart: &Chart) {
     let mut templates = Templates::default();
-    for f in &mut report.findings {
-        let d = &mut f.diagnostic;
+    for d in diags {
         let Some(source) = d.source_template.clone() else {
             continue;
         };
-        let (path, names) = path_to(&y, d.document, d.range.start);
+        let (path, names) = path_to(y, d.document, d.range.start);
         d.chart = Some(templates.origin(chart, &source, &path, &names));
     }
 }
@@ -181,11 +175,7 @@ pub fn path_to(y: &Yaml, doc: usize, pos: usize) -> (Vec<PathSeg>, Vec<Option<St
                     let s = y.span(item);
                     if s.start <= pos && pos < s.end.max(s.start + 1) {
                         path.push(PathSeg::Index(i));
-                        names.push(
-                            y.is_mapping(item)
-                                .then(|| y.get_str(item, "name").map(str::to_string))
-                                .flatten(),
-                        );
+                        names.push(item_name(y, item));
                         node = item;
                         continue 'down;
                     }
@@ -195,6 +185,14 @@ pub fn path_to(y: &Yaml, doc: usize, pos: usize) -> (Vec<PathSeg>, Vec<Option<St
         }
         return (path, names);
     }
+}
+
+/// The `name` of a sequence item that is a mapping (a container, an env entry).
+pub(crate) fn item_name(y: &Yaml, item: crate::yaml::NodeId) -> Option<String> {
+    if !y.is_mapping(item) {
+        return None;
+    }
+    y.get_str(item, "name").map(str::to_string)
 }
 
 /// What running `helm template` gave: the rendered text, or why there is none.

@@ -6,7 +6,7 @@
 //! content under that key is the suggestion. Fixes whose node no values key fills are listed with
 //! the template line to edit, or with why they could not be mapped.
 
-use super::{path_to, Chart, Templates};
+use super::{Chart, Templates};
 use crate::fix::engine::{Outcome, PathSeg};
 use crate::yaml::{NodeId, NodeKind, Yaml};
 
@@ -94,7 +94,6 @@ pub fn suggest(o: &Outcome, chart: &Chart) -> Suggestion {
     let sources = crate::lint::source_templates(&o.text, &y);
     let mut templates = Templates::default();
     let mut tree = Tree::default();
-    let mut keys: Vec<Vec<String>> = Vec::new();
     let mut placed = Vec::new();
     for a in &o.applied {
         let Some(source) = sources.get(a.document).cloned().flatten() else {
@@ -111,10 +110,10 @@ pub fn suggest(o: &Outcome, chart: &Chart) -> Suggestion {
             continue;
         };
         // The fixed node, and the names along its path, come from the fixed rendering.
-        let node = node_at(&y, a.document, &a.path);
-        let names = node
-            .map(|n| path_to(&y, a.document, y.span(n).start).1)
-            .unwrap_or_default();
+        let (node, names) = match node_at(&y, a.document, &a.path) {
+            Some((n, names)) => (Some(n), names),
+            None => (None, Vec::new()),
+        };
         let mut origin = templates.origin(chart, &source, &a.path, &names);
         if let (Some(key), Some(n)) = (origin.values_key.clone(), node) {
             match split_values_key(&key) {
@@ -127,7 +126,6 @@ pub fn suggest(o: &Outcome, chart: &Chart) -> Suggestion {
                     };
                     match n {
                         Some(n) => {
-                            keys.push(parts.clone());
                             tree.insert(&parts, content(&o.text, &y, n));
                             origin.values_key = Some(parts.join("."));
                         }
@@ -153,21 +151,28 @@ pub fn suggest(o: &Outcome, chart: &Chart) -> Suggestion {
     Suggestion { placed, values }
 }
 
-fn node_at(y: &Yaml, doc: usize, path: &[PathSeg]) -> Option<NodeId> {
+/// The node at `path`, and the `name` of each sequence item on the way (containers and env
+/// entries are told apart by name).
+fn node_at(y: &Yaml, doc: usize, path: &[PathSeg]) -> Option<(NodeId, Vec<Option<String>>)> {
     let mut node = y.docs.get(doc)?.root?;
+    let mut names = Vec::new();
     for s in path {
         node = match s {
             PathSeg::Key(k) => y.get(node, k)?,
-            PathSeg::Index(i) => *y.items(node).get(*i)?,
+            PathSeg::Index(i) => {
+                let item = *y.items(node).get(*i)?;
+                names.push(super::item_name(y, item));
+                item
+            }
         };
     }
-    Some(node)
+    Some((node, names))
 }
 
 /// The list a path ends in or goes through last: for `…env.1` (or `…env.1.value`) the `env` list.
 fn parent_list(y: &Yaml, doc: usize, path: &[PathSeg]) -> Option<NodeId> {
     let last_index = path.iter().rposition(|s| matches!(s, PathSeg::Index(_)))?;
-    node_at(y, doc, &path[..last_index])
+    node_at(y, doc, &path[..last_index]).map(|(n, _)| n)
 }
 
 /// `resources.limits.cpu` → its keys; a key with an index (`env[1].value`) is cut at the list
