@@ -11,6 +11,7 @@
 //!
 //! The parser is behind this one module (see [`parse`]) so that it can be swapped.
 
+mod fast;
 pub mod scalar;
 
 use std::borrow::Cow;
@@ -129,7 +130,22 @@ struct Open {
 
 /// Parse all documents of `text`. `base` is added to every offset (the BOM length), so spans index
 /// the original source text.
+///
+/// Block-style manifests (nearly all of them) take the [`fast`] path; anything it does not handle
+/// exactly like the reference parser is parsed by the reference parser instead.
 pub fn parse(text: &str, base: usize) -> Yaml<'_> {
+    fast::parse(text, base).unwrap_or_else(|| parse_reference(text, base))
+}
+
+/// Parse with the fast path only; `None` where it declines (see [`fast`]).
+#[doc(hidden)]
+pub fn parse_fast(text: &str, base: usize) -> Option<Yaml<'_>> {
+    fast::parse(text, base)
+}
+
+/// Parse with the reference parser (granit-parser) only. The fast path is tested against it.
+#[doc(hidden)]
+pub fn parse_reference(text: &str, base: usize) -> Yaml<'_> {
     let mut opts = Options::default();
     opts.block_nesting_limit = NESTING_LIMIT;
     opts.flow_nesting_limit = NESTING_LIMIT;
@@ -138,14 +154,7 @@ pub fn parse(text: &str, base: usize) -> Yaml<'_> {
     // them into errors.
     opts.max_buffered_comment_events = usize::MAX / 2;
     let mut parser = Parser::new_from_str_with_options(text, opts);
-    let mut b = Builder {
-        y: Yaml::default(),
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        base,
-        text,
-        doc_start: None,
-    };
+    let mut b = Builder::new(text, base);
     loop {
         match parser.next_event() {
             None => break,
@@ -193,7 +202,72 @@ struct Builder<'a, 't> {
     doc_start: Option<usize>,
 }
 
-impl<'a> Builder<'a, '_> {
+impl<'a, 't> Builder<'a, 't> {
+    fn new(text: &'t str, base: usize) -> Self {
+        Builder {
+            y: Yaml::default(),
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            base,
+            text,
+            doc_start: None,
+        }
+    }
+
+    fn doc_start(&mut self, r: Range<usize>) {
+        self.anchors.clear();
+        self.stack.clear();
+        self.doc_start = Some(r.start);
+        self.y.docs.push(Document {
+            root: None,
+            span: r.start..r.end,
+            error: None,
+        });
+    }
+
+    fn doc_end(&mut self, r: Range<usize>) {
+        if let Some(doc) = self.y.docs.last_mut() {
+            doc.span.end = r.end.max(doc.span.end);
+        }
+        self.doc_start = None;
+    }
+
+    fn comment(&mut self, r: Range<usize>) {
+        let line_start = self.text[..r.start - self.base]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let own_line = self.text[line_start..r.start - self.base]
+            .chars()
+            .all(|c| c == ' ' || c == '\t' || c == '\u{feff}');
+        let doc = self.y.docs.len().saturating_sub(1);
+        self.y.comments.push(Comment {
+            span: r,
+            own_line,
+            doc,
+        });
+    }
+
+    fn scalar(&mut self, value: Cow<'a, str>, style: Style, r: Range<usize>) {
+        let id = self.push(
+            NodeKind::Scalar {
+                value,
+                style,
+                tag: None,
+            },
+            r,
+            0,
+        );
+        self.attach(id);
+    }
+
+    fn open(&mut self, kind: NodeKind<'a>, r: Range<usize>, anchor: usize) {
+        let id = self.push(kind, r, anchor);
+        self.stack.push(Open {
+            node: id,
+            pending_key: None,
+        });
+    }
+
     fn push(&mut self, kind: NodeKind<'a>, span: Range<usize>, anchor: usize) -> NodeId {
         let id = self.y.nodes.len() as NodeId;
         self.y.nodes.push(Node {
@@ -234,36 +308,9 @@ impl<'a> Builder<'a, '_> {
         match ev {
             Event::StreamStart => {}
             Event::StreamEnd => return true,
-            Event::DocumentStart(..) => {
-                self.anchors.clear();
-                self.stack.clear();
-                self.doc_start = Some(r.start);
-                self.y.docs.push(Document {
-                    root: None,
-                    span: r.start..r.end,
-                    error: None,
-                });
-            }
-            Event::DocumentEnd => {
-                if let Some(doc) = self.y.docs.last_mut() {
-                    doc.span.end = r.end.max(doc.span.end);
-                }
-                self.doc_start = None;
-            }
-            Event::Comment(_, _) => {
-                let line_start = self.text[..r.start - self.base]
-                    .rfind('\n')
-                    .map_or(0, |i| i + 1);
-                let own_line = self.text[line_start..r.start - self.base]
-                    .chars()
-                    .all(|c| c == ' ' || c == '\t' || c == '\u{feff}');
-                let doc = self.y.docs.len().saturating_sub(1);
-                self.y.comments.push(Comment {
-                    span: r,
-                    own_line,
-                    doc,
-                });
-            }
+            Event::DocumentStart(..) => self.doc_start(r),
+            Event::DocumentEnd => self.doc_end(r),
+            Event::Comment(_, _) => self.comment(r),
             Event::Scalar(value, style, anchor, tag) => {
                 let tag = tag.map(|t| {
                     let (h, s) = t.parts();
@@ -292,33 +339,19 @@ impl<'a> Builder<'a, '_> {
             Event::Anchor(..) => {}
             Event::MappingStart(style, anchor, _) => {
                 let flow = style == StructureStyle::Flow;
-                let id = self.push(
-                    NodeKind::Mapping {
-                        entries: Vec::new(),
-                        flow,
-                    },
-                    r,
-                    anchor,
-                );
-                self.stack.push(Open {
-                    node: id,
-                    pending_key: None,
-                });
+                let kind = NodeKind::Mapping {
+                    entries: Vec::new(),
+                    flow,
+                };
+                self.open(kind, r, anchor);
             }
             Event::SequenceStart(style, anchor, _) => {
                 let flow = style == StructureStyle::Flow;
-                let id = self.push(
-                    NodeKind::Sequence {
-                        items: Vec::new(),
-                        flow,
-                    },
-                    r,
-                    anchor,
-                );
-                self.stack.push(Open {
-                    node: id,
-                    pending_key: None,
-                });
+                let kind = NodeKind::Sequence {
+                    items: Vec::new(),
+                    flow,
+                };
+                self.open(kind, r, anchor);
             }
             Event::MappingEnd | Event::SequenceEnd => {
                 self.close(r);
@@ -330,18 +363,14 @@ impl<'a> Builder<'a, '_> {
     }
 
     fn close(&mut self, r: Range<usize>) {
-        {
-            {
-                if let Some(open) = self.stack.pop() {
-                    let id = open.node;
-                    let node = &mut self.y.nodes[id as usize];
-                    node.span.end = r.end.max(node.span.start);
-                    if matches!(node.kind, NodeKind::Mapping { .. }) {
-                        self.check_duplicates(id);
-                    }
-                    self.attach(id);
-                }
+        if let Some(open) = self.stack.pop() {
+            let id = open.node;
+            let node = &mut self.y.nodes[id as usize];
+            node.span.end = r.end.max(node.span.start);
+            if matches!(node.kind, NodeKind::Mapping { .. }) {
+                self.check_duplicates(id);
             }
+            self.attach(id);
         }
     }
 

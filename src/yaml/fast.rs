@@ -1,0 +1,794 @@
+//! The fast path of [`super::parse`]: a hand-written scanner for the block-style YAML that nearly
+//! every manifest is written in. It builds the same tree as the reference parser, node for node and
+//! span for span, through the same [`Builder`].
+//!
+//! Why it exists: the reference parser (granit-parser) is a complete YAML 1.2 parser. It queues
+//! tokens, keeps simple-key candidates and turns everything into events. That was more than half
+//! of a lint run (a perf profile of the 10,000-document benchmark). Manifests use a small part of
+//! YAML, and that part can be read line by line.
+//!
+//! What it reads: `---` documents, comments, block mappings and sequences (compact `- key: v` and
+//! indentless `key:\n- item` included), plain scalars on one line, single- and double-quoted scalars
+//! on one line, literal and folded block scalars, and flow collections on one line.
+//!
+//! What it declines: anything else (tabs, anchors, aliases, tags, directives, `...`, multi-line plain
+//! or quoted scalars, multi-line flow collections, `?` keys, control characters) and every syntax
+//! error. Then it returns `None`, and the whole file is parsed by the reference parser. Error messages
+//! therefore always come from one parser, and a file is never parsed half one way and half the other.
+//!
+//! tests/yaml_fast.rs compares the two trees on the fixtures, the shared corpus, the benchmark corpus
+//! and generated documents.
+
+use std::borrow::Cow;
+
+use super::{Builder, NodeKind, Style, Yaml};
+
+/// The reference parser rejects deeper nesting; well below it, the fast path hands over.
+const DEPTH_LIMIT: usize = 64;
+/// The reference parser rejects longer implicit keys.
+const KEY_LIMIT: usize = 1024;
+
+/// The input is outside the subset (or not valid YAML): parse it with the reference parser.
+struct Decline;
+type R<T> = Result<T, Decline>;
+
+/// The next line with content, after blank lines and comment lines.
+#[derive(Clone, Copy)]
+struct Next {
+    /// Its first non-space byte (the text length at the end of the input).
+    pos: usize,
+    /// Its indentation in spaces.
+    indent: usize,
+    /// At the end of the input, or at a `---` line: every open collection ends here.
+    end: bool,
+}
+
+impl Next {
+    /// Whether this line continues a collection indented `col` (rather than ending it).
+    fn within(&self, col: usize) -> bool {
+        !self.end && self.indent > col
+    }
+}
+
+pub(super) fn parse(text: &str, base: usize) -> Option<Yaml<'_>> {
+    if !simple_text(text.as_bytes()) {
+        return None;
+    }
+    let mut p = Scan {
+        t: text,
+        b: text.as_bytes(),
+        base,
+        out: Builder::new(text, base),
+        depth: 0,
+    };
+    p.stream().ok()?;
+    Some(p.out.y)
+}
+
+/// Only printable characters, `\n` and `\r\n` line breaks, and no tabs: everything else (and a
+/// byte-order mark inside the text) is left to the reference parser.
+fn simple_text(b: &[u8]) -> bool {
+    const CHUNK: usize = 32;
+    let simple = |x: u8| (0x20..0x7f).contains(&x) || x == b'\n';
+    let mut i = 0;
+    while i < b.len() {
+        if i + CHUNK <= b.len() && b[i..i + CHUNK].iter().fold(true, |a, &x| a & simple(x)) {
+            i += CHUNK;
+            continue;
+        }
+        match b[i] {
+            0x20..=0x7e | b'\n' => i += 1,
+            b'\r' if b.get(i + 1) == Some(&b'\n') => i += 2,
+            // Valid UTF-8 is given: look at the sequence, decline C1 controls (NEL among them),
+            // the line and paragraph separators, a byte-order mark and the non-characters.
+            0xc2 if matches!(b.get(i + 1), Some(0x80..=0x9f)) => return false,
+            0xe2 if b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)) => {
+                return false
+            }
+            0xef if b.get(i + 1) == Some(&0xbb) && b.get(i + 2) == Some(&0xbf) => return false,
+            0xef if b.get(i + 1) == Some(&0xbf) && matches!(b.get(i + 2), Some(0xbe | 0xbf)) => {
+                return false
+            }
+            0xc0..=0xdf => i += 2,
+            0xe0..=0xef => i += 3,
+            0xf0..=0xf7 => i += 4,
+            _ => return false,
+        }
+    }
+    true
+}
+
+struct Scan<'a> {
+    t: &'a str,
+    b: &'a [u8],
+    base: usize,
+    out: Builder<'a, 'a>,
+    depth: usize,
+}
+
+fn is_break(x: u8) -> bool {
+    x == b'\n' || x == b'\r'
+}
+
+impl<'a> Scan<'a> {
+    fn at(&self, p: usize) -> u8 {
+        self.b.get(p).copied().unwrap_or(b'\n')
+    }
+
+    fn eol(&self, p: usize) -> bool {
+        p >= self.b.len() || is_break(self.b[p])
+    }
+
+    fn spaces(&self, mut p: usize) -> usize {
+        while self.b.get(p) == Some(&b' ') {
+            p += 1;
+        }
+        p
+    }
+
+    /// Where the line holding `p` ends (before `\r\n` or `\n`).
+    fn line_end(&self, p: usize) -> usize {
+        let e = self.b[p..]
+            .iter()
+            .position(|&x| x == b'\n')
+            .map_or(self.b.len(), |i| p + i);
+        if e > p && self.b[e - 1] == b'\r' {
+            e - 1
+        } else {
+            e
+        }
+    }
+
+    fn span(&self, r: std::ops::Range<usize>) -> std::ops::Range<usize> {
+        r.start + self.base..r.end + self.base
+    }
+
+    /// A dash that starts a block sequence entry.
+    fn is_dash(&self, p: usize) -> bool {
+        self.at(p) == b'-'
+            && (p + 1 >= self.b.len() || matches!(self.b[p + 1], b' ' | b'\n' | b'\r'))
+    }
+
+    fn comment(&mut self, hash: usize) -> usize {
+        let end = self.line_end(hash);
+        self.out.comment(self.span(hash..end));
+        end
+    }
+
+    /// The rest of the line after a token: spaces and an optional comment. Then the next line with
+    /// content.
+    fn finish_line(&mut self, p: usize) -> R<Next> {
+        let q = self.spaces(p);
+        let q = if self.at(q) == b'#' && q > p {
+            self.comment(q)
+        } else {
+            q
+        };
+        if !self.eol(q) {
+            return Err(Decline);
+        }
+        self.lines_from(q)
+    }
+
+    /// From a line break (or the start), skip blank and comment lines to the next content line.
+    fn lines_from(&mut self, mut p: usize) -> R<Next> {
+        let n = self.b.len();
+        loop {
+            // Step over the line break.
+            if p < n && self.b[p] == b'\r' {
+                p += 1;
+            }
+            if p < n && self.b[p] == b'\n' {
+                p += 1;
+            }
+            let start = p;
+            p = self.spaces(p);
+            if p >= n {
+                return Ok(Next {
+                    pos: n,
+                    indent: 0,
+                    end: true,
+                });
+            }
+            match self.b[p] {
+                b'\n' | b'\r' => continue,
+                b'#' => {
+                    p = self.comment(p);
+                    continue;
+                }
+                _ => {}
+            }
+            let indent = p - start;
+            if indent == 0 && (self.b[p] == b'-' || self.b[p] == b'.') {
+                let three = &self.b[p..n.min(p + 3)];
+                if (three == b"---" || three == b"...")
+                    && (p + 3 >= n || matches!(self.b[p + 3], b' ' | b'\n' | b'\r'))
+                {
+                    if three == b"..." {
+                        return Err(Decline);
+                    }
+                    return Ok(Next {
+                        pos: p,
+                        indent: 0,
+                        end: true,
+                    });
+                }
+            }
+            if indent == 0 && self.b[p] == b'%' {
+                return Err(Decline);
+            }
+            return Ok(Next {
+                pos: p,
+                indent,
+                end: false,
+            });
+        }
+    }
+
+    fn stream(&mut self) -> R<()> {
+        let n = self.b.len();
+        let mut next = self.lines_from(0)?;
+        while next.pos < n {
+            let at = next.pos;
+            if next.end {
+                // `---`
+                self.out.doc_start(self.span(at..at + 3));
+                next = self.finish_line(at + 3)?;
+                if next.end {
+                    // An empty document: a null at the end of its marker.
+                    let r = self.span(at + 3..at + 3);
+                    self.out.scalar(Cow::Borrowed("~"), Style::Plain, r.clone());
+                    self.out.doc_end(r);
+                    continue;
+                }
+            } else {
+                self.out.doc_start(self.span(at..at));
+            }
+            // A scalar or flow document is rare in manifests, and its end is placed differently.
+            if !self.is_dash(next.pos) && !self.is_key(next.pos) {
+                return Err(Decline);
+            }
+            next = self.node(next.pos, next.indent, None, true)?;
+            if !next.end {
+                return Err(Decline);
+            }
+            self.out.doc_end(self.span(next.pos..next.pos));
+        }
+        Ok(())
+    }
+
+    /// The node whose first token is at `at` (column `col`). Lines after it must be indented no
+    /// more than `parent` (the enclosing collection's column; `None` at the root), or they would
+    /// continue a scalar. `block`: whether a block collection may start here (not after `key: `
+    /// on the same line). Returns the next content line after the node.
+    fn node(&mut self, at: usize, col: usize, parent: Option<usize>, block: bool) -> R<Next> {
+        if self.is_dash(at) {
+            if !block {
+                return Err(Decline);
+            }
+            return self.sequence(at, col, false);
+        }
+        let next = match self.b[at] {
+            b'"' | b'\'' => {
+                let (end, value) = self.quoted(at)?;
+                let after = self.spaces(end);
+                if self.at(after) == b':' && self.colon_ends(after + 1) {
+                    if !block {
+                        return Err(Decline);
+                    }
+                    return self.mapping(at, col);
+                }
+                let style = if self.b[at] == b'"' {
+                    Style::DoubleQuoted
+                } else {
+                    Style::SingleQuoted
+                };
+                self.out.scalar(value, style, self.span(at..end));
+                self.finish_line(end)?
+            }
+            b'[' | b'{' => {
+                let end = self.flow(at)?;
+                self.finish_line(end)?
+            }
+            b'|' | b'>' => self.block_scalar(at, parent)?,
+            _ => {
+                if !plain_start(self.b, at) {
+                    return Err(Decline);
+                }
+                let (end, key) = self.plain_line(at);
+                if key {
+                    if !block {
+                        return Err(Decline);
+                    }
+                    return self.mapping(at, col);
+                }
+                self.out.scalar(
+                    Cow::Borrowed(&self.t[at..end]),
+                    Style::Plain,
+                    self.span(at..end),
+                );
+                self.finish_line(end)?
+            }
+        };
+        // A more indented line would continue the scalar over several lines.
+        if next.within(parent.unwrap_or(0)) || parent.is_none() && !next.end {
+            return Err(Decline);
+        }
+        Ok(next)
+    }
+
+    /// Whether a document's first token is a mapping key.
+    fn is_key(&self, at: usize) -> bool {
+        match self.b[at] {
+            b'"' | b'\'' => self.quoted(at).is_ok_and(|(end, _)| {
+                let colon = self.spaces(end);
+                self.at(colon) == b':' && self.colon_ends(colon + 1)
+            }),
+            _ => plain_start(self.b, at) && self.plain_line(at).1,
+        }
+    }
+
+    /// A plain scalar on one line from `at`: its end (before trailing spaces and a comment), and
+    /// whether it is a mapping key (followed by `: ` or `:` at the end of the line).
+    fn plain_line(&self, at: usize) -> (usize, bool) {
+        let b = self.b;
+        let mut p = at;
+        let mut end = at;
+        while p < b.len() {
+            match b[p] {
+                b'\n' | b'\r' => break,
+                b'#' if p > at && b[p - 1] == b' ' => break,
+                b':' if self.colon_ends(p + 1) => return (end, true),
+                b' ' => {}
+                _ => end = p + 1,
+            }
+            p += 1;
+        }
+        (end, false)
+    }
+
+    /// Whether a `:` followed by `p` is a mapping value indicator in block context.
+    fn colon_ends(&self, p: usize) -> bool {
+        p >= self.b.len() || matches!(self.b[p], b' ' | b'\n' | b'\r')
+    }
+
+    fn enter(&mut self) -> R<()> {
+        self.depth += 1;
+        if self.depth > DEPTH_LIMIT {
+            return Err(Decline);
+        }
+        Ok(())
+    }
+
+    fn mapping(&mut self, at: usize, col: usize) -> R<Next> {
+        self.enter()?;
+        let kind = NodeKind::Mapping {
+            entries: Vec::new(),
+            flow: false,
+        };
+        self.out.open(kind, self.span(at..at), 0);
+        let mut key = at;
+        let next = loop {
+            let colon = self.key(key)?;
+            let v = self.spaces(colon + 1);
+            let next = if self.eol(v) || self.b[v] == b'#' {
+                let next = self.finish_line(colon + 1)?;
+                if next.within(col) {
+                    self.node(next.pos, next.indent, Some(col), true)?
+                } else if !next.end && next.indent == col && self.is_dash(next.pos) {
+                    // An indentless sequence: `key:` then `- item` at the key's column.
+                    self.sequence(next.pos, col, true)?
+                } else {
+                    let r = self.span(colon..colon);
+                    self.out.scalar(Cow::Borrowed("~"), Style::Plain, r);
+                    next
+                }
+            } else {
+                self.node(v, col + (v - key), Some(col), false)?
+            };
+            if next.end || next.indent < col {
+                break next;
+            }
+            if next.indent > col || self.is_dash(next.pos) {
+                return Err(Decline);
+            }
+            key = next.pos;
+        };
+        self.out.close(self.span(next.pos..next.pos));
+        self.depth -= 1;
+        Ok(next)
+    }
+
+    /// A key at `at` (plain or quoted, on one line): emits it and returns the position of its `:`.
+    fn key(&mut self, at: usize) -> R<usize> {
+        match self.b[at] {
+            b'"' | b'\'' => {
+                let (end, value) = self.quoted(at)?;
+                let colon = self.spaces(end);
+                if self.at(colon) != b':' || !self.colon_ends(colon + 1) || end - at > KEY_LIMIT {
+                    return Err(Decline);
+                }
+                let style = if self.b[at] == b'"' {
+                    Style::DoubleQuoted
+                } else {
+                    Style::SingleQuoted
+                };
+                self.out.scalar(value, style, self.span(at..end));
+                Ok(colon)
+            }
+            _ => {
+                if !plain_start(self.b, at) || self.is_dash(at) {
+                    return Err(Decline);
+                }
+                let (end, key) = self.plain_line(at);
+                if !key || end - at > KEY_LIMIT {
+                    return Err(Decline);
+                }
+                let colon = self.spaces(end);
+                if self.at(colon) != b':' {
+                    return Err(Decline);
+                }
+                self.out.scalar(
+                    Cow::Borrowed(&self.t[at..end]),
+                    Style::Plain,
+                    self.span(at..end),
+                );
+                Ok(colon)
+            }
+        }
+    }
+
+    /// A block sequence whose first dash is at `at` (column `col`). An indentless one (the value
+    /// of a key at the same column) starts, for the reference parser, at its first item's token.
+    fn sequence(&mut self, at: usize, col: usize, indentless: bool) -> R<Next> {
+        self.enter()?;
+        let kind = NodeKind::Sequence {
+            items: Vec::new(),
+            flow: false,
+        };
+        let start = if indentless {
+            let v = self.spaces(at + 1);
+            if self.eol(v) || self.b[v] == b'#' {
+                return Err(Decline);
+            }
+            v
+        } else {
+            at
+        };
+        self.out.open(kind, self.span(start..start), 0);
+        let mut dash = at;
+        let next = loop {
+            let v = self.spaces(dash + 1);
+            let next = if self.eol(v) || self.b[v] == b'#' {
+                let next = self.finish_line(dash + 1)?;
+                if next.within(col) {
+                    self.node(next.pos, next.indent, Some(col), true)?
+                } else {
+                    // The reference parser puts an empty item's null at the end of its line.
+                    let e = self.line_end(dash);
+                    let r = self.span(e..e);
+                    self.out.scalar(Cow::Borrowed("~"), Style::Plain, r);
+                    next
+                }
+            } else {
+                self.node(v, col + (v - dash), Some(col), true)?
+            };
+            if next.end || next.indent < col || next.indent == col && !self.is_dash(next.pos) {
+                break next;
+            }
+            if next.indent > col {
+                return Err(Decline);
+            }
+            dash = next.pos;
+        };
+        self.out.close(self.span(next.pos..next.pos));
+        self.depth -= 1;
+        Ok(next)
+    }
+
+    /// A quoted scalar that closes on its line: the position after the closing quote and its value.
+    fn quoted(&self, at: usize) -> R<(usize, Cow<'a, str>)> {
+        let b = self.b;
+        let q = b[at];
+        let mut p = at + 1;
+        let mut owned: Option<String> = None;
+        let mut run = p;
+        loop {
+            if p >= b.len() || is_break(b[p]) {
+                return Err(Decline);
+            }
+            let x = b[p];
+            if x == q {
+                if q == b'\'' && b.get(p + 1) == Some(&b'\'') {
+                    let s = owned.get_or_insert_with(String::new);
+                    s.push_str(&self.t[run..p + 1]);
+                    p += 2;
+                    run = p;
+                    continue;
+                }
+                break;
+            }
+            if q == b'"' && x == b'\\' {
+                let s = owned.get_or_insert_with(String::new);
+                s.push_str(&self.t[run..p]);
+                p = escape(self.t, p + 1, s)?;
+                run = p;
+                continue;
+            }
+            p += 1;
+        }
+        let value = match owned {
+            None => Cow::Borrowed(&self.t[at + 1..p]),
+            Some(mut s) => {
+                s.push_str(&self.t[run..p]);
+                Cow::Owned(s)
+            }
+        };
+        Ok((p + 1, value))
+    }
+
+    /// A flow collection that closes on its line; returns the position after it.
+    fn flow(&mut self, at: usize) -> R<usize> {
+        self.enter()?;
+        let map = self.b[at] == b'{';
+        let (close, kind) = if map {
+            (
+                b'}',
+                NodeKind::Mapping {
+                    entries: Vec::new(),
+                    flow: true,
+                },
+            )
+        } else {
+            (
+                b']',
+                NodeKind::Sequence {
+                    items: Vec::new(),
+                    flow: true,
+                },
+            )
+        };
+        self.out.open(kind, self.span(at..at + 1), 0);
+        let mut p = self.spaces(at + 1);
+        loop {
+            if self.at(p) == close {
+                break;
+            }
+            if map {
+                p = self.flow_node(p, true)?;
+                p = self.spaces(p);
+                if self.at(p) != b':' {
+                    return Err(Decline);
+                }
+                p = self.spaces(p + 1);
+            }
+            p = self.flow_node(p, false)?;
+            p = self.spaces(p);
+            match self.at(p) {
+                b',' => p = self.spaces(p + 1),
+                x if x == close => break,
+                _ => return Err(Decline),
+            }
+        }
+        self.out.close(self.span(p..p + 1));
+        self.depth -= 1;
+        Ok(p + 1)
+    }
+
+    /// One node inside a flow collection: returns the position after it.
+    fn flow_node(&mut self, at: usize, key: bool) -> R<usize> {
+        match self.at(at) {
+            b'"' | b'\'' => {
+                let (end, value) = self.quoted(at)?;
+                let style = if self.b[at] == b'"' {
+                    Style::DoubleQuoted
+                } else {
+                    Style::SingleQuoted
+                };
+                self.out.scalar(value, style, self.span(at..end));
+                Ok(end)
+            }
+            b'[' | b'{' if !key => self.flow(at),
+            _ => {
+                if !plain_start(self.b, at) || self.at(at) == b'-' && !self.flow_safe(at + 1) {
+                    return Err(Decline);
+                }
+                let b = self.b;
+                let mut p = at;
+                let mut end = at;
+                while p < b.len() {
+                    match b[p] {
+                        b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}' => break,
+                        b'#' if b[p - 1] == b' ' => return Err(Decline),
+                        b':' if p + 1 >= b.len() || !self.flow_safe(p + 1) => break,
+                        b' ' => {}
+                        _ => end = p + 1,
+                    }
+                    p += 1;
+                }
+                if end == at || (self.at(p) == b':') != key {
+                    return Err(Decline);
+                }
+                self.out.scalar(
+                    Cow::Borrowed(&self.t[at..end]),
+                    Style::Plain,
+                    self.span(at..end),
+                );
+                Ok(end)
+            }
+        }
+    }
+
+    /// Whether the byte at `p` can follow `-` or `:` inside a flow plain scalar.
+    fn flow_safe(&self, p: usize) -> bool {
+        !matches!(
+            self.at(p),
+            b' ' | b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}'
+        )
+    }
+
+    /// A literal (`|`) or folded (`>`) block scalar whose indicator is at `at`, in a collection at
+    /// column `parent`. Declined: explicit indentation, and anything the reference parser treats
+    /// specially (leading more-indented lines, a first line indented less than a later one).
+    fn block_scalar(&mut self, at: usize, parent: Option<usize>) -> R<Next> {
+        let folded = self.b[at] == b'>';
+        let mut p = at + 1;
+        let strip = match self.at(p) {
+            b'-' => {
+                p += 1;
+                true
+            }
+            // Keep (`+`) chomping and explicit indentation are rare: left to the reference parser.
+            b' ' | b'\n' | b'\r' => false,
+            _ => return Err(Decline),
+        };
+        let q = self.spaces(p);
+        let mut line_end = if self.at(q) == b'#' && q > p {
+            self.comment(q)
+        } else {
+            q
+        };
+        if !self.eol(line_end) {
+            return Err(Decline);
+        }
+        let min = parent.map_or(0, |c| c + 1);
+        let n = self.b.len();
+        // (indentation, content start, content end) of each line; blank lines have no content.
+        let mut lines: Vec<Option<(usize, usize)>> = Vec::new();
+        let mut indent = None;
+        let mut resume = n;
+        let end = loop {
+            if line_end >= n {
+                break n;
+            }
+            let start = line_end + if self.b[line_end] == b'\r' { 2 } else { 1 };
+            if start >= n {
+                break n;
+            }
+            let first = self.spaces(start);
+            let k = first - start;
+            if self.eol(first) {
+                // A blank line; before the first content line, or with more spaces than the
+                // indentation, the reference parser has rules of its own.
+                match indent {
+                    Some(i) if k <= i => lines.push(None),
+                    _ => return Err(Decline),
+                }
+                line_end = self.line_end(first);
+                continue;
+            }
+            let i = *indent.get_or_insert(k);
+            if k < i {
+                // The break before this line: where scanning for the next token resumes.
+                resume = start - 1;
+                break first;
+            }
+            if i < min || folded && k > i {
+                return Err(Decline);
+            }
+            line_end = self.line_end(first);
+            lines.push(Some((start + i, line_end)));
+        };
+        let last = lines.iter().rposition(Option::is_some).ok_or(Decline)?;
+        let Some((first_start, _)) = lines[0] else {
+            return Err(Decline);
+        };
+        let Some((_, last_end)) = lines[last] else {
+            return Err(Decline);
+        };
+        if last_end >= n {
+            // No line break after the last line: chomping has nothing to clip.
+            return Err(Decline);
+        }
+        let mut value = String::new();
+        let mut blanks = 0;
+        for (idx, l) in lines[..=last].iter().enumerate() {
+            match l {
+                None => blanks += 1,
+                Some((s, e)) => {
+                    if idx > 0 {
+                        if !folded {
+                            value.push('\n');
+                            value.extend(std::iter::repeat_n('\n', blanks));
+                        } else if blanks == 0 {
+                            value.push(' ');
+                        } else {
+                            value.extend(std::iter::repeat_n('\n', blanks));
+                        }
+                    }
+                    blanks = 0;
+                    value.push_str(&self.t[*s..*e]);
+                }
+            }
+        }
+        if !strip {
+            value.push('\n');
+        }
+        let style = if folded {
+            Style::Folded
+        } else {
+            Style::Literal
+        };
+        self.out
+            .scalar(Cow::Owned(value), style, self.span(first_start..end));
+        self.lines_from(resume)
+    }
+}
+
+/// Whether a plain scalar may start at `at` (block context): not with an indicator, except `-`
+/// before a non-space.
+fn plain_start(b: &[u8], at: usize) -> bool {
+    match b[at] {
+        b'-' => !matches!(b.get(at + 1), None | Some(b' ' | b'\n' | b'\r')),
+        b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
+        | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' | b'\r' => false,
+        _ => true,
+    }
+}
+
+/// One escape sequence in a double-quoted scalar, `p` after the backslash: appends its character
+/// and returns the position after it.
+fn escape(t: &str, p: usize, out: &mut String) -> R<usize> {
+    let b = t.as_bytes();
+    let c = match b.get(p) {
+        Some(&c) => c,
+        None => return Err(Decline),
+    };
+    let simple = match c {
+        b'0' => Some('\0'),
+        b'a' => Some('\x07'),
+        b'b' => Some('\x08'),
+        b't' => Some('\t'),
+        b'n' => Some('\n'),
+        b'v' => Some('\x0b'),
+        b'f' => Some('\x0c'),
+        b'r' => Some('\r'),
+        b'e' => Some('\x1b'),
+        b' ' => Some(' '),
+        b'"' => Some('"'),
+        b'/' => Some('/'),
+        b'\\' => Some('\\'),
+        b'N' => Some('\u{85}'),
+        b'_' => Some('\u{a0}'),
+        b'L' => Some('\u{2028}'),
+        b'P' => Some('\u{2029}'),
+        _ => None,
+    };
+    if let Some(ch) = simple {
+        out.push(ch);
+        return Ok(p + 1);
+    }
+    let digits = match c {
+        b'x' => 2,
+        b'u' => 4,
+        b'U' => 8,
+        _ => return Err(Decline),
+    };
+    let hex = t.get(p + 1..p + 1 + digits).ok_or(Decline)?;
+    if !hex.bytes().all(|h| h.is_ascii_hexdigit()) {
+        return Err(Decline);
+    }
+    let code = u32::from_str_radix(hex, 16).map_err(|_| Decline)?;
+    out.push(char::from_u32(code).ok_or(Decline)?);
+    Ok(p + 1 + digits)
+}
