@@ -212,6 +212,15 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
 }
 
 impl Prepared {
+    /// The name an input's report will carry (reports are ordered by it).
+    pub fn name_of(&self, input: &Input) -> String {
+        match input {
+            Input::Stdin => self.stdin_name.clone(),
+            Input::File { path, .. } => Origin::File(path.clone()).display_name(),
+            Input::Rendered { name, .. } => name.clone(),
+        }
+    }
+
     /// Read and decode one input and find its config. `Err` is a message for standard error.
     pub fn load(&self, input: &Input) -> Result<Loaded, String> {
         let (origin, config_path, bytes) = match input {
@@ -293,18 +302,18 @@ pub fn run(a: LintArgs) -> i32 {
     if progress {
         say_raw!("golint-k8s: linting {} files…", p.inputs.len());
     }
+    if a.format == Format::Json {
+        let code = run_json_streamed(&a, &p);
+        if progress {
+            say_raw!("\r\x1b[K");
+        }
+        return code;
+    }
     // Only the human format shows source snippets; the others drop each file's text as soon as
     // it is linted, so memory stays bounded by the findings, not by the size of the inputs.
     let keep_source = a.format == Format::Human;
     let (reports, errors) = p.map_inputs(|loaded, cfg| {
-        let mut report = match loaded {
-            Ok(src) => lint_source_with(src, cfg, &p.sel, |_, y, diags| {
-                if let Some(chart) = &p.chart {
-                    crate::helm::annotate(y, diags, chart);
-                }
-            }),
-            Err(failure) => decode_failure(*failure),
-        };
+        let mut report = lint_loaded(&p, loaded, cfg);
         if !keep_source {
             report.source = None;
         }
@@ -320,6 +329,100 @@ pub fn run(a: LintArgs) -> i32 {
         say!("error: {e}");
     }
     report(&a, reports, None, had_error)
+}
+
+fn lint_loaded(
+    p: &Prepared,
+    loaded: Result<Source, Box<DecodeFailure>>,
+    cfg: &Config,
+) -> FileReport {
+    match loaded {
+        Ok(src) => lint_source_with(src, cfg, &p.sel, |_, y, diags| {
+            if let Some(chart) = &p.chart {
+                crate::helm::annotate(y, diags, chart);
+            }
+        }),
+        Err(failure) => decode_failure(*failure),
+    }
+}
+
+/// How many files one streamed batch holds: enough to keep every thread busy, few enough that
+/// memory does not grow with the number of files.
+const STREAM_BATCH: usize = 512;
+
+/// `--format json` streams: files are linted in batches in output order, each file's findings are
+/// rendered to JSON on the thread that linted it, and a batch is written before the next one
+/// starts. Nothing but counts outlives a batch. The bytes are those of `output::json::write`.
+fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
+    let mut order: Vec<(String, &Input)> = p.inputs.iter().map(|i| (p.name_of(i), i)).collect();
+    // The same order as the collected formats: by name, stable.
+    order.sort_by(|x, y| x.0.cmp(&y.0));
+    let mut had_error = p.had_error;
+    let mut failing = false;
+    let mut stats = Stats::default();
+    let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let threshold = threshold(a.fail_on);
+    let result = (|| -> std::io::Result<()> {
+        let mut buf = open_output(a)?;
+        let mut stream = output::json::Stream::begin(&mut buf)?;
+        for batch in order.chunks(STREAM_BATCH) {
+            let done: Vec<_> = batch
+                .par_iter()
+                .map(|(_, input)| {
+                    let (loaded, cfg) = match p.load(input) {
+                        Err(e) => return Some(Err(e)),
+                        Ok(None) => return None,
+                        Ok(Some(l)) => l,
+                    };
+                    let report = lint_loaded(p, loaded, &cfg);
+                    let codes: Vec<&'static str> =
+                        report.findings.iter().map(|f| f.diagnostic.code).collect();
+                    let fails = report
+                        .findings
+                        .iter()
+                        .any(|f| f.diagnostic.severity >= threshold);
+                    let fragment = output::json::Fragment::render(&report);
+                    Some(Ok((fragment, report.stats, codes, fails)))
+                })
+                .collect();
+            for d in done.into_iter().flatten() {
+                match d {
+                    Err(e) => {
+                        had_error = true;
+                        say!("error: {e}");
+                    }
+                    Ok((fragment, s, codes, fails)) => {
+                        stream.push(&mut buf, &fragment)?;
+                        stats += s;
+                        failing |= fails;
+                        for c in codes {
+                            *counts.entry(c).or_default() += 1;
+                        }
+                    }
+                }
+            }
+        }
+        stream.finish(&mut buf, stats, None)?;
+        if a.statistics {
+            say_raw!("{}", statistics(&counts));
+        }
+        buf.flush()
+    })();
+    match result {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            return if had_error { 2 } else { 0 }
+        }
+        Err(e) => {
+            say!("error: cannot write output: {e}");
+            return 2;
+        }
+    }
+    if had_error {
+        2
+    } else {
+        i32::from(failing)
+    }
 }
 
 /// The hidden `--parse-only` pass: the same walk, reads, decoding and parallelism as `lint`, and
@@ -400,11 +503,27 @@ pub fn threshold(f: FailOn) -> Severity {
     }
 }
 
-fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
-    let mut buf: Box<dyn Write> = match &a.output {
+fn open_output(a: &LintArgs) -> std::io::Result<Box<dyn Write>> {
+    Ok(match &a.output {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
+    })
+}
+
+/// `--statistics`: the number of findings per rule.
+fn statistics(counts: &std::collections::BTreeMap<&'static str, usize>) -> String {
+    let mut text = String::new();
+    for (code, n) in counts {
+        text.push_str(&format!(
+            "{n:>6}  {code} {}\n",
+            registry::by_code(code).name
+        ));
+    }
+    text
+}
+
+fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
+    let mut buf = open_output(a)?;
     match a.format {
         Format::Human => {
             let width = terminal_width().unwrap_or(100);
@@ -442,13 +561,7 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
             *counts.entry(f.diagnostic.code).or_default() += 1;
         }
         // Statistics go to stderr for machine formats so that stdout stays parseable.
-        let mut text = String::new();
-        for (code, n) in counts {
-            text.push_str(&format!(
-                "{n:>6}  {code} {}\n",
-                registry::by_code(code).name
-            ));
-        }
+        let text = statistics(&counts);
         if matches!(a.format, Format::Json | Format::Sarif | Format::Github) {
             say_raw!("{text}");
         } else {
