@@ -145,6 +145,10 @@ fn edge_cases_match_or_are_declined() {
         "a: ,x\n",
         "a: [a, -]\n",
         "a: \"x\":1\n",
+        // Found by fuzzing: a flow collection cut off by the end of the text.
+        "-:\n8Y:    [[",
+        "a: [",
+        "a: {b: ",
     ];
     for t in declined {
         assert!(

@@ -738,7 +738,10 @@ impl<'a> Scan<'a> {
 /// Whether a plain scalar may start at `at` (block context): not with an indicator, except `-`
 /// before a non-space.
 fn plain_start(b: &[u8], at: usize) -> bool {
-    match b[at] {
+    let Some(&first) = b.get(at) else {
+        return false;
+    };
+    match first {
         b'-' => !matches!(b.get(at + 1), None | Some(b' ' | b'\n' | b'\r')),
         b'?' | b':' | b',' | b'[' | b']' | b'{' | b'}' | b'#' | b'&' | b'*' | b'!' | b'|'
         | b'>' | b'\'' | b'"' | b'%' | b'@' | b'`' | b' ' | b'\n' | b'\r' => false,
