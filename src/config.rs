@@ -457,6 +457,8 @@ pub struct ConfigFinder {
     explicit: Option<std::sync::Arc<Config>>,
     overrides: Overrides,
     cache: std::sync::Mutex<HashMap<PathBuf, Result<std::sync::Arc<Config>, ConfigError>>>,
+    /// The same answers keyed by the directory as the file's path spells it.
+    by_written_dir: std::sync::Mutex<HashMap<PathBuf, Result<std::sync::Arc<Config>, ConfigError>>>,
     default: std::sync::Arc<Config>,
 }
 
@@ -471,6 +473,7 @@ impl ConfigFinder {
             }),
             overrides,
             cache: std::sync::Mutex::new(HashMap::new()),
+            by_written_dir: std::sync::Mutex::new(HashMap::new()),
             default: std::sync::Arc::new(default),
         }
     }
@@ -485,8 +488,18 @@ impl ConfigFinder {
             .map(Path::to_path_buf)
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or_else(|| PathBuf::from("."));
-        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-        self.for_dir(&dir)
+        // Files of one directory share its answer: resolving the directory again for each of
+        // them was a few system calls per path component, per file.
+        if let Some(hit) = self.by_written_dir.lock().unwrap().get(&dir) {
+            return hit.clone();
+        }
+        let real = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+        let result = self.for_dir(&real);
+        self.by_written_dir
+            .lock()
+            .unwrap()
+            .insert(dir, result.clone());
+        result
     }
 
     fn for_dir(&self, dir: &Path) -> Result<std::sync::Arc<Config>, ConfigError> {

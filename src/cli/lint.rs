@@ -584,7 +584,9 @@ pub fn usage(m: &str) -> i32 {
 pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     let f = std::fs::File::open(path)
         .map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
-    let mut buf = Vec::new();
+    // Sized from the file's length: growing from empty cost a probe read and copies per file.
+    let len = f.metadata().map_or(0, |m| m.len());
+    let mut buf = Vec::with_capacity(len.min(crate::source::MAX_FILE_BYTES) as usize + 1);
     f.take(crate::source::MAX_FILE_BYTES + 1)
         .read_to_end(&mut buf)?;
     Ok(buf)

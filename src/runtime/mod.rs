@@ -159,10 +159,10 @@ fn image_repo(image: &str) -> &str {
 fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
     let repo = image_repo(image).to_ascii_lowercase();
     let last = repo.rsplit('/').next().unwrap_or(&repo);
+    // Called for every container against every catalog name: no allocation here.
     let matches = |name: &str| {
-        last == name
-            || last.starts_with(&format!("{name}-"))
-            || last.starts_with(&format!("{name}_"))
+        last.strip_prefix(name)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_']))
             || (name.contains('/') && repo.ends_with(name))
             || (name.ends_with('-') && last.starts_with(name))
     };
