@@ -408,21 +408,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
         }
         buf.flush()
     })();
-    match result {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            return if had_error { 2 } else { 0 }
-        }
-        Err(e) => {
-            say!("error: cannot write output: {e}");
-            return 2;
-        }
-    }
-    if had_error {
-        2
-    } else {
-        i32::from(failing)
-    }
+    exit_code(result, had_error, || failing)
 }
 
 /// The hidden `--parse-only` pass: the same walk, reads, decoding and parallelism as `lint`, and
@@ -474,7 +460,19 @@ pub fn report(
 
     let to_terminal = a.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && !a.no_color && std::env::var_os("NO_COLOR").is_none();
-    match write_output(a, &run, color) {
+    let threshold = threshold(a.fail_on);
+    exit_code(write_output(a, &run, color), had_error, || {
+        reports
+            .iter()
+            .flat_map(|r| &r.findings)
+            .any(|f| f.diagnostic.severity >= threshold)
+    })
+}
+
+/// 2 for a usage or I/O error (a closed pipe only ends the output early), else 1 when a finding
+/// reaches the --fail-on severity.
+fn exit_code(written: std::io::Result<()>, had_error: bool, failing: impl FnOnce() -> bool) -> i32 {
+    match written {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
             return if had_error { 2 } else { 0 }
@@ -485,14 +483,10 @@ pub fn report(
         }
     }
     if had_error {
-        return 2;
+        2
+    } else {
+        i32::from(failing())
     }
-    let threshold = threshold(a.fail_on);
-    let failing = reports
-        .iter()
-        .flat_map(|r| &r.findings)
-        .any(|f| f.diagnostic.severity >= threshold);
-    i32::from(failing)
 }
 
 pub fn threshold(f: FailOn) -> Severity {

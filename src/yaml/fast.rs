@@ -278,12 +278,7 @@ impl<'a> Scan<'a> {
                     }
                     return self.mapping(at, col);
                 }
-                let style = if self.b[at] == b'"' {
-                    Style::DoubleQuoted
-                } else {
-                    Style::SingleQuoted
-                };
-                self.out.scalar(value, style, self.span(at..end));
+                self.quoted_scalar(at, end, value);
                 self.finish_line(end)?
             }
             b'[' | b'{' => {
@@ -302,11 +297,7 @@ impl<'a> Scan<'a> {
                     }
                     return self.mapping(at, col);
                 }
-                self.out.scalar(
-                    Cow::Borrowed(&self.t[at..end]),
-                    Style::Plain,
-                    self.span(at..end),
-                );
+                self.plain(at, end);
                 self.finish_line(end)?
             }
         };
@@ -315,6 +306,21 @@ impl<'a> Scan<'a> {
             return Err(Decline);
         }
         Ok(next)
+    }
+
+    fn plain(&mut self, at: usize, end: usize) {
+        let r = self.span(at..end);
+        self.out
+            .scalar(Cow::Borrowed(&self.t[at..end]), Style::Plain, r);
+    }
+
+    fn quoted_scalar(&mut self, at: usize, end: usize, value: Cow<'a, str>) {
+        let style = if self.b[at] == b'"' {
+            Style::DoubleQuoted
+        } else {
+            Style::SingleQuoted
+        };
+        self.out.scalar(value, style, self.span(at..end));
     }
 
     /// Whether a document's first token is a mapping key.
@@ -408,12 +414,7 @@ impl<'a> Scan<'a> {
                 if self.at(colon) != b':' || !self.colon_ends(colon + 1) || end - at > KEY_LIMIT {
                     return Err(Decline);
                 }
-                let style = if self.b[at] == b'"' {
-                    Style::DoubleQuoted
-                } else {
-                    Style::SingleQuoted
-                };
-                self.out.scalar(value, style, self.span(at..end));
+                self.quoted_scalar(at, end, value);
                 Ok(colon)
             }
             _ => {
@@ -428,11 +429,7 @@ impl<'a> Scan<'a> {
                 if self.at(colon) != b':' {
                     return Err(Decline);
                 }
-                self.out.scalar(
-                    Cow::Borrowed(&self.t[at..end]),
-                    Style::Plain,
-                    self.span(at..end),
-                );
+                self.plain(at, end);
                 Ok(colon)
             }
         }
@@ -580,12 +577,7 @@ impl<'a> Scan<'a> {
         match self.at(at) {
             b'"' | b'\'' => {
                 let (end, value) = self.quoted(at)?;
-                let style = if self.b[at] == b'"' {
-                    Style::DoubleQuoted
-                } else {
-                    Style::SingleQuoted
-                };
-                self.out.scalar(value, style, self.span(at..end));
+                self.quoted_scalar(at, end, value);
                 Ok(end)
             }
             b'[' | b'{' if !key => self.flow(at),
@@ -609,11 +601,7 @@ impl<'a> Scan<'a> {
                 if end == at || (self.at(p) == b':') != key {
                     return Err(Decline);
                 }
-                self.out.scalar(
-                    Cow::Borrowed(&self.t[at..end]),
-                    Style::Plain,
-                    self.span(at..end),
-                );
+                self.plain(at, end);
                 Ok(end)
             }
         }
