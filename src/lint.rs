@@ -5,6 +5,8 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use crate::config::Config;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::k8s::container::{Pod, QuantityValue};
@@ -164,7 +166,7 @@ pub fn check_file(
 ) -> (Vec<Diagnostic>, Stats) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     // Object identity per diagnostic, for annotation suppressions: (object root, container).
-    let mut owners: Vec<Option<(u32, Option<String>)>> = Vec::new();
+    let mut owners: Vec<Owner> = Vec::new();
     let mut stats = Stats {
         files: 1,
         documents: y.docs.len(),
@@ -228,51 +230,32 @@ pub fn check_file(
         })
         .collect();
 
-    for (doc, obj) in &objects {
-        let before = diags.len();
-        if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
-            for (k, v) in LimitRange::memory_nodes(y, obj) {
-                if let Some(msg) =
-                    QuantityValue::read(y, k, v).and_then(|q| crate::rules::gk109_problem(y, &q))
-                {
-                    diags.push(Diagnostic::new("GK109", Severity::Warning, y.span(v), msg));
-                    owners.push(Some((obj.root, None)));
-                }
-            }
-        }
-        let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
-            finish(&mut diags[before..], *doc, obj);
-            continue;
-        };
-        annotation_suppressions(y, obj, &spec, *doc, &mut suppressions);
-        let pod = Pod::read(y, spec);
-        let ns = obj.effective_namespace();
-        let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
-        for c in &pod.containers {
-            stats.containers += 1;
-            let start = diags.len();
-            let cx = ContainerCtx {
-                y,
-                src,
-                cfg,
-                object: obj,
-                pod: &pod,
-                c,
-                eff: pod.effective(c, &lrs),
-                go: GoView::decide(y, obj, &spec, c, cfg),
-                limit_ranges: &lrs,
-                config_maps: &config_maps,
-                fx: &fx,
-            };
-            for check in &container_rules {
-                check(&cx, &mut diags);
-            }
-            for d in &mut diags[start..] {
-                d.container = c.name.clone();
-            }
-            owners.extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
-        }
-        finish(&mut diags[before..], *doc, obj);
+    // Objects are independent: a stream of thousands (one `helm template` of a platform) is
+    // checked on several threads. Results are joined in object order, as one pass would make them.
+    let check = |(doc, obj): &(usize, Object)| {
+        check_object(
+            y,
+            src,
+            cfg,
+            sel,
+            &fx,
+            *doc,
+            obj,
+            &limit_ranges,
+            &config_maps,
+            &container_rules,
+        )
+    };
+    let checked: Vec<ObjectFindings> = if objects.len() >= PARALLEL_OBJECTS {
+        objects.par_iter().map(check).collect()
+    } else {
+        objects.iter().map(check).collect()
+    };
+    for o in checked {
+        diags.extend(o.diags);
+        owners.extend(o.owners);
+        suppressions.extend(o.suppressions);
+        stats.containers += o.containers;
     }
 
     // Helm's `# Source:` comment names the template each document was rendered from.
@@ -308,6 +291,88 @@ pub fn check_file(
     crate::fix::guard_shared_edits(src, y, &mut kept);
     kept.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
     (kept, stats)
+}
+
+/// Above this many objects in one file, they are checked in parallel.
+const PARALLEL_OBJECTS: usize = 64;
+
+/// Who a diagnostic belongs to, for annotation suppressions: (object root, container).
+type Owner = Option<(u32, Option<String>)>;
+
+/// What one object contributed: its diagnostics with their owners, the suppressions its
+/// annotations declare, and how many containers it has.
+struct ObjectFindings {
+    diags: Vec<Diagnostic>,
+    owners: Vec<Owner>,
+    suppressions: Vec<Suppression>,
+    containers: usize,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_object(
+    y: &Yaml,
+    src: &Source,
+    cfg: &Config,
+    sel: &Selection,
+    fx: &crate::fix::emit::Emitter,
+    doc: usize,
+    obj: &Object,
+    limit_ranges: &[LimitRange],
+    config_maps: &[ConfigMap],
+    container_rules: &[registry::ContainerCheck],
+) -> ObjectFindings {
+    let mut out = ObjectFindings {
+        diags: Vec::new(),
+        owners: Vec::new(),
+        suppressions: Vec::new(),
+        containers: 0,
+    };
+    let diags = &mut out.diags;
+    if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
+        for (k, v) in LimitRange::memory_nodes(y, obj) {
+            if let Some(msg) =
+                QuantityValue::read(y, k, v).and_then(|q| crate::rules::gk109_problem(y, &q))
+            {
+                diags.push(Diagnostic::new("GK109", Severity::Warning, y.span(v), msg));
+                out.owners.push(Some((obj.root, None)));
+            }
+        }
+    }
+    let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
+        finish(diags, doc, obj);
+        return out;
+    };
+    annotation_suppressions(y, obj, &spec, doc, &mut out.suppressions);
+    let pod = Pod::read(y, spec);
+    let ns = obj.effective_namespace();
+    let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
+    for c in &pod.containers {
+        out.containers += 1;
+        let start = diags.len();
+        let cx = ContainerCtx {
+            y,
+            src,
+            cfg,
+            object: obj,
+            pod: &pod,
+            c,
+            eff: pod.effective(c, &lrs),
+            go: GoView::decide(y, obj, &spec, c, cfg),
+            limit_ranges: &lrs,
+            config_maps,
+            fx,
+        };
+        for check in container_rules {
+            check(&cx, diags);
+        }
+        for d in &mut diags[start..] {
+            d.container = c.name.clone();
+        }
+        out.owners
+            .extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
+    }
+    finish(diags, doc, obj);
+    out
 }
 
 fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object) {

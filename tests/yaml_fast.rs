@@ -38,6 +38,46 @@ fn same_tree(name: &str, text: &str) -> bool {
     true
 }
 
+/// The same for a large text parsed in pieces on several threads.
+fn same_tree_in_pieces(name: &str, text: &str) -> bool {
+    let Some(fast) = yaml::parse_fast_pieces(text, 0) else {
+        return false;
+    };
+    let reference = yaml::parse_reference(text, 0);
+    assert!(
+        format!("{fast:?}") == format!("{reference:?}"),
+        "{name}: the tree parsed in pieces differs from the reference parser's"
+    );
+    true
+}
+
+#[test]
+fn a_large_stream_in_pieces_matches_the_reference_parser() {
+    // Every fixture the fast path reads, joined into one stream of several megabytes, the way
+    // `helm template` joins templates: pieces are cut at `---` lines.
+    let mut files = Vec::new();
+    yaml_files(&root().join("fixtures"), &mut files);
+    let mut stream = String::new();
+    while stream.len() < 3 * 1024 * 1024 {
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            if yaml::parse_fast(text, 0).is_some() && !text.contains("\r\n") {
+                stream.push_str("---\n");
+                stream.push_str(text);
+                if !text.ends_with('\n') {
+                    stream.push('\n');
+                }
+            }
+        }
+    }
+    assert!(same_tree_in_pieces("joined fixtures", &stream));
+    // The same with a byte-order mark's offset: spans shift by `base`.
+    let y = yaml::parse_fast_pieces(&stream, 3).unwrap();
+    let r = yaml::parse_reference(&stream, 3);
+    assert_eq!(format!("{y:?}"), format!("{r:?}"));
+}
+
 fn yaml_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
@@ -182,7 +222,7 @@ fn benchmark_corpus_matches_the_reference_parser() {
     let dir = std::env::temp_dir().join(format!("golint-k8s-yaml-fast-{}", std::process::id()));
     let status = std::process::Command::new("python3")
         .arg(root().join("bench/gen.py"))
-        .args(["--docs", "600", "--out"])
+        .args(["--docs", "2500", "--out"])
         .arg(&dir)
         .stdout(std::process::Stdio::null())
         .status();
@@ -194,6 +234,11 @@ fn benchmark_corpus_matches_the_reference_parser() {
     let (files, accepted) = compare_dir(&dir);
     let big = std::fs::read_to_string(dir.join("big.yaml")).unwrap();
     let big_fast = same_tree("big.yaml", &big);
+    assert!(
+        big.len() > 2 * 512 * 1024,
+        "big.yaml must be cut into pieces"
+    );
+    assert!(same_tree_in_pieces("big.yaml", &big));
     std::fs::remove_dir_all(&dir).ok();
     println!("benchmark corpus: {accepted} of {files} files took the fast path");
     assert!(

@@ -20,8 +20,8 @@ pub type Skip = String;
 pub struct Emitter<'a, 'y> {
     pub src: &'a Source,
     pub y: &'a Yaml<'y>,
-    layout: std::cell::OnceCell<Layout>,
-    shared: std::cell::OnceCell<Vec<std::ops::Range<usize>>>,
+    layout: std::sync::OnceLock<Layout>,
+    shared: std::sync::OnceLock<Vec<std::ops::Range<usize>>>,
 }
 
 impl<'a, 'y> Emitter<'a, 'y> {
@@ -29,8 +29,8 @@ impl<'a, 'y> Emitter<'a, 'y> {
         Emitter {
             src,
             y,
-            layout: std::cell::OnceCell::new(),
-            shared: std::cell::OnceCell::new(),
+            layout: std::sync::OnceLock::new(),
+            shared: std::sync::OnceLock::new(),
         }
     }
 
@@ -91,14 +91,23 @@ pub struct Layout {
     pub json: bool,
 }
 
+/// How many mapping entries [`Layout::detect`] looks at: a file is written in one style, and
+/// looking at every entry of a 10,000-document file was 5% of a lint run that fixes it.
+const LAYOUT_SAMPLES: usize = 400;
+
 impl Layout {
     /// Read the layout from the file itself: the most common indent of nested mappings and of
-    /// block sequences under a key. Files with no nesting get two spaces, indented sequences.
+    /// block sequences under a key, among the first [`LAYOUT_SAMPLES`] of them. Files with no
+    /// nesting get two spaces, indented sequences.
     pub fn detect(src: &Source, y: &Yaml) -> Layout {
         let text = src.text.as_str();
         let mut units = [0usize; 9];
         let mut seqs = [0usize; 9];
+        let mut samples = 0;
         for node in &y.nodes {
+            if samples >= LAYOUT_SAMPLES {
+                break;
+            }
             let NodeKind::Mapping {
                 entries,
                 flow: false,
@@ -106,6 +115,7 @@ impl Layout {
             else {
                 continue;
             };
+            samples += entries.len();
             for &(k, v) in entries {
                 let key_at = y.span(k).start;
                 match &y.node(v).kind {

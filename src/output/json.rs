@@ -250,21 +250,27 @@ impl Pretty {
         }
     }
 
-    fn newline<W: ?Sized + Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
-        w.write_all(if first { b"\n" } else { b",\n" })?;
-        for _ in 0..self.level {
-            w.write_all(b"  ")?;
+    /// A line break and the indentation of the current level, in one write.
+    fn indent<W: ?Sized + Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        const BREAK: &[u8] = b",\n                                                                ";
+        let from = usize::from(!comma);
+        match BREAK.get(from..2 + 2 * self.level) {
+            Some(s) => w.write_all(s),
+            None => {
+                w.write_all(&BREAK[from..2])?;
+                (0..self.level).try_for_each(|_| w.write_all(b"  "))
+            }
         }
-        Ok(())
+    }
+
+    fn newline<W: ?Sized + Write>(&self, w: &mut W, first: bool) -> std::io::Result<()> {
+        self.indent(w, !first)
     }
 
     fn close<W: ?Sized + Write>(&mut self, w: &mut W, bracket: &[u8]) -> std::io::Result<()> {
         self.level -= 1;
         if self.has_value {
-            w.write_all(b"\n")?;
-            for _ in 0..self.level {
-                w.write_all(b"  ")?;
-            }
+            self.indent(w, false)?;
         }
         w.write_all(bracket)
     }

@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 
-use super::{Builder, NodeKind, Style, Yaml};
+use super::{Builder, NodeId, NodeKind, Style, Yaml};
 
 /// The reference parser rejects deeper nesting; well below it, the fast path hands over.
 const DEPTH_LIMIT: usize = 64;
@@ -54,15 +54,117 @@ pub(super) fn parse(text: &str, base: usize) -> Option<Yaml<'_>> {
     if !simple_text(text.as_bytes()) {
         return None;
     }
+    let mut out = Builder::new(text, base);
+    // About one node per 16 bytes in manifests: growing the arena from empty copied it repeatedly.
+    out.y.nodes.reserve(text.len() / 16);
     let mut p = Scan {
         t: text,
         b: text.as_bytes(),
         base,
-        out: Builder::new(text, base),
+        out,
         depth: 0,
     };
     p.stream().ok()?;
     Some(p.out.y)
+}
+
+/// Below this size a text is parsed in one piece.
+const PIECE: usize = 512 * 1024;
+
+/// A large stream (one `helm template` of a whole platform) is cut at `---` lines into pieces of
+/// about [`PIECE`] bytes, parsed on separate threads and joined. A `---` at the start of a line
+/// ends every scalar and collection, so each piece reads exactly as it would in one pass; the
+/// joined tree is that tree (tests/yaml_fast.rs compares them). Any piece declining makes the
+/// whole text decline.
+pub(super) fn parse_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
+    use rayon::prelude::*;
+    let cuts = cut_points(text.as_bytes());
+    if cuts.len() < 2 {
+        return parse(text, base);
+    }
+    let bounds: Vec<(usize, usize)> = cuts
+        .iter()
+        .zip(cuts.iter().skip(1).chain(std::iter::once(&text.len())))
+        .map(|(&a, &b)| (a, b))
+        .collect();
+    let pieces: Vec<Option<Yaml>> = bounds
+        .par_iter()
+        .map(|&(a, b)| parse(&text[a..b], base + a))
+        .collect();
+    let mut pieces = pieces
+        .into_iter()
+        .collect::<Option<Vec<Yaml>>>()?
+        .into_iter();
+    let mut all = pieces.next()?;
+    let rest: usize = pieces.as_slice().iter().map(|p| p.nodes.len()).sum();
+    all.nodes.reserve_exact(rest);
+    for piece in pieces {
+        join(&mut all, piece);
+    }
+    Some(all)
+}
+
+/// Offsets where pieces start: 0, then the start of the first `---` line after each [`PIECE`].
+fn cut_points(b: &[u8]) -> Vec<usize> {
+    let mut cuts = vec![0];
+    let mut from = PIECE;
+    while from < b.len() {
+        let Some(i) = b[from..]
+            .windows(4)
+            .position(|w| w[0] == b'\n' && &w[1..] == b"---")
+        else {
+            break;
+        };
+        let at = from + i + 1;
+        if matches!(b.get(at + 3), None | Some(b' ' | b'\n' | b'\r')) {
+            cuts.push(at);
+            from = at + PIECE;
+        } else {
+            from = at + 3;
+        }
+    }
+    cuts
+}
+
+/// Append a piece's tree, shifting its node ids and document numbers past what is already there.
+fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
+    let shift = all.nodes.len() as NodeId;
+    let docs = all.docs.len();
+    for mut node in piece.nodes {
+        match &mut node.kind {
+            NodeKind::Mapping { entries, .. } => {
+                for (k, v) in entries {
+                    *k += shift;
+                    *v += shift;
+                }
+            }
+            NodeKind::Sequence { items, .. } => items.iter_mut().for_each(|i| *i += shift),
+            NodeKind::Alias { target } => {
+                if let Some(t) = target {
+                    *t += shift;
+                }
+            }
+            NodeKind::Scalar { .. } => {}
+        }
+        all.nodes.push(node);
+    }
+    all.docs.extend(piece.docs.into_iter().map(|mut d| {
+        d.root = d.root.map(|r| r + shift);
+        d
+    }));
+    // Every piece but the first starts with its `---`, so its comments follow a document start
+    // of its own and their numbers only shift.
+    all.comments.extend(piece.comments.into_iter().map(|mut c| {
+        c.doc += docs;
+        c
+    }));
+    all.duplicates
+        .extend(piece.duplicates.into_iter().map(|mut d| {
+            d.first += shift;
+            d.second += shift;
+            d.doc += docs;
+            d
+        }));
 }
 
 /// Only printable characters, `\n` and `\r\n` line breaks, and no tabs: everything else (and a

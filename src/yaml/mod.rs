@@ -134,13 +134,19 @@ struct Open {
 /// Block-style manifests (nearly all of them) take the [`fast`] path; anything it does not handle
 /// exactly like the reference parser is parsed by the reference parser instead.
 pub fn parse(text: &str, base: usize) -> Yaml<'_> {
-    fast::parse(text, base).unwrap_or_else(|| parse_reference(text, base))
+    fast::parse_pieces(text, base).unwrap_or_else(|| parse_reference(text, base))
 }
 
-/// Parse with the fast path only; `None` where it declines (see [`fast`]).
+/// Parse with the fast path only, in one piece; `None` where it declines (see [`fast`]).
 #[doc(hidden)]
 pub fn parse_fast(text: &str, base: usize) -> Option<Yaml<'_>> {
     fast::parse(text, base)
+}
+
+/// Parse with the fast path only, large texts in pieces on several threads.
+#[doc(hidden)]
+pub fn parse_fast_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
+    fast::parse_pieces(text, base)
 }
 
 /// Parse with the reference parser (granit-parser) only. The fast path is tested against it.
