@@ -91,23 +91,14 @@ pub struct Layout {
     pub json: bool,
 }
 
-/// How many mapping entries [`Layout::detect`] looks at: a file is written in one style, and
-/// looking at every entry of a 10,000-document file was 5% of a lint run that fixes it.
-const LAYOUT_SAMPLES: usize = 400;
-
 impl Layout {
     /// Read the layout from the file itself: the most common indent of nested mappings and of
-    /// block sequences under a key, among the first [`LAYOUT_SAMPLES`] of them. Files with no
-    /// nesting get two spaces, indented sequences.
+    /// block sequences under a key. Files with no nesting get two spaces, indented sequences.
     pub fn detect(src: &Source, y: &Yaml) -> Layout {
         let text = src.text.as_str();
         let mut units = [0usize; 9];
         let mut seqs = [0usize; 9];
-        let mut samples = 0;
         for node in &y.nodes {
-            if samples >= LAYOUT_SAMPLES {
-                break;
-            }
             let NodeKind::Mapping {
                 entries,
                 flow: false,
@@ -115,7 +106,6 @@ impl Layout {
             else {
                 continue;
             };
-            samples += entries.len();
             for &(k, v) in entries {
                 let key_at = y.span(k).start;
                 match &y.node(v).kind {

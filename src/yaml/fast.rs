@@ -54,14 +54,11 @@ pub(super) fn parse(text: &str, base: usize) -> Option<Yaml<'_>> {
     if !simple_text(text.as_bytes()) {
         return None;
     }
-    let mut out = Builder::new(text, base);
-    // About one node per 16 bytes in manifests: growing the arena from empty copied it repeatedly.
-    out.y.nodes.reserve(text.len() / 16);
     let mut p = Scan {
         t: text,
         b: text.as_bytes(),
         base,
-        out,
+        out: Builder::new(text, base),
         depth: 0,
     };
     p.stream().ok()?;
