@@ -117,10 +117,10 @@ pub fn suggest(o: &Outcome, chart: &Chart) -> Suggestion {
         let mut origin = templates.origin(chart, &source, &a.path, &names);
         if let (Some(key), Some(n)) = (origin.values_key.clone(), node) {
             match split_values_key(&key) {
-                Some((parts, list_cut)) => {
+                Some((parts, indices)) => {
                     // A key into a list item names the whole list: values replace lists whole.
-                    let n = if list_cut {
-                        parent_list(&y, a.document, &a.path)
+                    let n = if indices > 0 {
+                        list_named(&y, a.document, &a.path, indices)
                     } else {
                         Some(n)
                     };
@@ -169,21 +169,31 @@ fn node_at(y: &Yaml, doc: usize, path: &[PathSeg]) -> Option<(NodeId, Vec<Option
     Some((node, names))
 }
 
-/// The list a path ends in or goes through last: for `…env.1` (or `…env.1.value`) the `env` list.
-fn parent_list(y: &Yaml, doc: usize, path: &[PathSeg]) -> Option<NodeId> {
-    let last_index = path.iter().rposition(|s| matches!(s, PathSeg::Index(_)))?;
-    node_at(y, doc, &path[..last_index]).map(|(n, _)| n)
+/// The list a values key with `indices` list indices names: the list of its first index, which
+/// is the `indices`-th list the rendered path goes through, counted from its end. For the key
+/// `containers[0].env[1].value` and the path `…containers.0.env.1.value`, the `containers` list.
+fn list_named(y: &Yaml, doc: usize, path: &[PathSeg], indices: usize) -> Option<NodeId> {
+    let lists: Vec<usize> = path
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| matches!(s, PathSeg::Index(_)))
+        .map(|(i, _)| i)
+        .collect();
+    let at = *lists.get(lists.len().checked_sub(indices)?)?;
+    node_at(y, doc, &path[..at]).map(|(n, _)| n)
 }
 
-/// `resources.limits.cpu` → its keys; a key with an index (`env[1].value`) is cut at the list
-/// (`env`, true). `None` for keys a values.yaml path cannot spell (quoted keys).
-fn split_values_key(key: &str) -> Option<(Vec<String>, bool)> {
+/// `resources.limits.cpu` → its keys and 0; a key with indices (`env[1].value`) is cut at its
+/// first list (`env`) and comes with the number of indices. `None` for keys a values.yaml path
+/// cannot spell (quoted keys).
+fn split_values_key(key: &str) -> Option<(Vec<String>, usize)> {
     if key.contains("[\"") {
         return None;
     }
+    let keys = |k: &str| k.split('.').map(str::to_string).collect();
     match key.find('[') {
-        Some(i) => Some((key[..i].split('.').map(str::to_string).collect(), true)),
-        None => Some((key.split('.').map(str::to_string).collect(), false)),
+        Some(i) => Some((keys(&key[..i]), key.matches('[').count())),
+        None => Some((keys(key), 0)),
     }
 }
 
@@ -205,5 +215,33 @@ fn content(text: &str, y: &Yaml, n: NodeId) -> String {
             out
         }
         _ => text[span].to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_with_two_indices_names_its_first_list() {
+        let text = "spec:\n  containers:\n  - name: app\n    env:\n    - name: A\n      value: a\n    - name: B\n      value: b\n";
+        let y = crate::yaml::parse(text, 0);
+        let path = [
+            PathSeg::Key("spec".into()),
+            PathSeg::Key("containers".into()),
+            PathSeg::Index(0),
+            PathSeg::Key("env".into()),
+            PathSeg::Index(1),
+            PathSeg::Key("value".into()),
+        ];
+        let (parts, indices) = split_values_key("containers[0].env[1].value").unwrap();
+        assert_eq!((parts, indices), (vec!["containers".to_string()], 2));
+        let first_name = |list: NodeId| super::super::item_name(&y, y.items(list)[0]);
+        let containers = list_named(&y, 0, &path, 2).unwrap();
+        assert_eq!(first_name(containers).as_deref(), Some("app"));
+        let env = list_named(&y, 0, &path, 1).unwrap();
+        assert_eq!(first_name(env).as_deref(), Some("A"));
+        assert_eq!(list_named(&y, 0, &path, 3), None);
+        assert_eq!(split_values_key("resources.limits.cpu").unwrap().1, 0);
     }
 }
