@@ -232,20 +232,17 @@ pub fn check_file(
 
     // Objects are independent: a stream of thousands (one `helm template` of a platform) is
     // checked on several threads. Results are joined in object order, as one pass would make them.
-    let check = |(doc, obj): &(usize, Object)| {
-        check_object(
-            y,
-            src,
-            cfg,
-            sel,
-            &fx,
-            *doc,
-            obj,
-            &limit_ranges,
-            &config_maps,
-            &container_rules,
-        )
+    let file = FileCtx {
+        y,
+        src,
+        cfg,
+        sel,
+        fx: &fx,
+        limit_ranges: &limit_ranges,
+        config_maps: &config_maps,
+        container_rules: &container_rules,
     };
+    let check = |(doc, obj): &(usize, Object)| file.check_object(*doc, obj);
     let checked: Vec<ObjectFindings> = if objects.len() >= PARALLEL_OBJECTS {
         objects.par_iter().map(check).collect()
     } else {
@@ -308,71 +305,83 @@ struct ObjectFindings {
     containers: usize,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn check_object(
-    y: &Yaml,
-    src: &Source,
-    cfg: &Config,
-    sel: &Selection,
-    fx: &crate::fix::emit::Emitter,
-    doc: usize,
-    obj: &Object,
-    limit_ranges: &[LimitRange],
-    config_maps: &[ConfigMap],
-    container_rules: &[registry::ContainerCheck],
-) -> ObjectFindings {
-    let mut out = ObjectFindings {
-        diags: Vec::new(),
-        owners: Vec::new(),
-        suppressions: Vec::new(),
-        containers: 0,
-    };
-    let diags = &mut out.diags;
-    if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
-        for (k, v) in LimitRange::memory_nodes(y, obj) {
-            if let Some(msg) =
-                QuantityValue::read(y, k, v).and_then(|q| crate::rules::gk109_problem(y, &q))
-            {
-                diags.push(Diagnostic::new("GK109", Severity::Warning, y.span(v), msg));
-                out.owners.push(Some((obj.root, None)));
-            }
-        }
-    }
-    let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
-        finish(diags, doc, obj);
-        return out;
-    };
-    annotation_suppressions(y, obj, &spec, doc, &mut out.suppressions);
-    let pod = Pod::read(y, spec);
-    let ns = obj.effective_namespace();
-    let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
-    for c in &pod.containers {
-        out.containers += 1;
-        let start = diags.len();
-        let cx = ContainerCtx {
+/// What every object of one file is checked against.
+struct FileCtx<'f, 'y> {
+    y: &'f Yaml<'y>,
+    src: &'f Source,
+    cfg: &'f Config,
+    sel: &'f Selection,
+    fx: &'f crate::fix::emit::Emitter<'f, 'y>,
+    limit_ranges: &'f [LimitRange],
+    config_maps: &'f [ConfigMap],
+    container_rules: &'f [registry::ContainerCheck],
+}
+
+impl FileCtx<'_, '_> {
+    fn check_object(&self, doc: usize, obj: &Object) -> ObjectFindings {
+        let FileCtx {
             y,
             src,
             cfg,
-            object: obj,
-            pod: &pod,
-            c,
-            eff: pod.effective(c, &lrs),
-            go: GoView::decide(y, obj, &spec, c, cfg),
-            limit_ranges: &lrs,
-            config_maps,
+            sel,
             fx,
+            limit_ranges,
+            config_maps,
+            container_rules,
+        } = *self;
+        let mut out = ObjectFindings {
+            diags: Vec::new(),
+            owners: Vec::new(),
+            suppressions: Vec::new(),
+            containers: 0,
         };
-        for check in container_rules {
-            check(&cx, diags);
+        let diags = &mut out.diags;
+        if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
+            for (k, v) in LimitRange::memory_nodes(y, obj) {
+                if let Some(msg) =
+                    QuantityValue::read(y, k, v).and_then(|q| crate::rules::gk109_problem(y, &q))
+                {
+                    diags.push(Diagnostic::new("GK109", Severity::Warning, y.span(v), msg));
+                    out.owners.push(Some((obj.root, None)));
+                }
+            }
         }
-        for d in &mut diags[start..] {
-            d.container = c.name.clone();
+        let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
+            finish(diags, doc, obj);
+            return out;
+        };
+        annotation_suppressions(y, obj, &spec, doc, &mut out.suppressions);
+        let pod = Pod::read(y, spec);
+        let ns = obj.effective_namespace();
+        let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
+        for c in &pod.containers {
+            out.containers += 1;
+            let start = diags.len();
+            let cx = ContainerCtx {
+                y,
+                src,
+                cfg,
+                object: obj,
+                pod: &pod,
+                c,
+                eff: pod.effective(c, &lrs),
+                go: GoView::decide(y, obj, &spec, c, cfg),
+                limit_ranges: &lrs,
+                config_maps,
+                fx,
+            };
+            for check in container_rules {
+                check(&cx, diags);
+            }
+            for d in &mut diags[start..] {
+                d.container = c.name.clone();
+            }
+            out.owners
+                .extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
         }
-        out.owners
-            .extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
+        finish(diags, doc, obj);
+        out
     }
-    finish(diags, doc, obj);
-    out
 }
 
 fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object) {

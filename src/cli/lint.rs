@@ -212,18 +212,19 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
 }
 
 impl Prepared {
-    /// The name an input's report will carry (reports are ordered by it).
-    pub fn name_of(&self, input: &Input) -> String {
+    /// Where an input comes from, as its report names it (reports are ordered by that name).
+    fn origin(&self, input: &Input) -> Origin {
         match input {
-            Input::Stdin => self.stdin_name.clone(),
-            Input::File { path, .. } => Origin::File(path.clone()).display_name(),
-            Input::Rendered { name, .. } => name.clone(),
+            Input::Stdin => Origin::Stdin(self.stdin_name.clone()),
+            Input::File { path, .. } => Origin::File(path.clone()),
+            Input::Rendered { name, .. } => Origin::Stdin(name.clone()),
         }
     }
 
     /// Read and decode one input and find its config. `Err` is a message for standard error.
     pub fn load(&self, input: &Input) -> Result<Loaded, String> {
-        let (origin, config_path, bytes) = match input {
+        let origin = self.origin(input);
+        let (config_path, bytes) = match input {
             Input::Stdin => {
                 // Capped like files: an endless or huge stream must not exhaust memory.
                 let mut buf = Vec::new();
@@ -232,25 +233,15 @@ impl Prepared {
                     .take(crate::source::MAX_FILE_BYTES + 1)
                     .read_to_end(&mut buf)
                     .map_err(|e| format!("{}: cannot read standard input: {e}", self.stdin_name))?;
-                (
-                    Origin::Stdin(self.stdin_name.clone()),
-                    PathBuf::from(&self.stdin_name),
-                    buf,
-                )
+                (PathBuf::from(&self.stdin_name), buf)
             }
             Input::File { path, .. } => {
                 let b = read_capped(path).map_err(|e| format!("{}: {e}", path.display()))?;
-                (Origin::File(path.clone()), path.clone(), b)
+                (path.clone(), b)
             }
             Input::Rendered {
-                name,
-                config_path,
-                bytes,
-            } => (
-                Origin::Stdin(name.clone()),
-                config_path.clone(),
-                bytes.clone(),
-            ),
+                config_path, bytes, ..
+            } => (config_path.clone(), bytes.clone()),
         };
         let cfg = self
             .finder
@@ -354,7 +345,11 @@ const STREAM_BATCH: usize = 512;
 /// rendered to JSON on the thread that linted it, and a batch is written before the next one
 /// starts. Nothing but counts outlives a batch. The bytes are those of `output::json::write`.
 fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
-    let mut order: Vec<(String, &Input)> = p.inputs.iter().map(|i| (p.name_of(i), i)).collect();
+    let mut order: Vec<(String, &Input)> = p
+        .inputs
+        .iter()
+        .map(|i| (p.origin(i).display_name(), i))
+        .collect();
     // The same order as the collected formats: by name, stable.
     order.sort_by(|x, y| x.0.cmp(&y.0));
     let mut had_error = p.had_error;

@@ -257,6 +257,12 @@ impl<'a> Scan<'a> {
     /// The rest of the line after a token: spaces and an optional comment. Then the next line with
     /// content.
     fn finish_line(&mut self, p: usize) -> R<Next> {
+        let end = self.end_of_line(p)?;
+        self.lines_from(end)
+    }
+
+    /// Spaces and an optional comment up to the line break; returns where the line ends.
+    fn end_of_line(&mut self, p: usize) -> R<usize> {
         let q = self.spaces(p);
         let q = if self.at(q) == b'#' && q > p {
             self.comment(q)
@@ -266,7 +272,7 @@ impl<'a> Scan<'a> {
         if !self.eol(q) {
             return Err(Decline);
         }
-        self.lines_from(q)
+        Ok(q)
     }
 
     /// From a line break (or the start), skip blank and comment lines to the next content line.
@@ -729,15 +735,7 @@ impl<'a> Scan<'a> {
             b' ' | b'\n' | b'\r' => false,
             _ => return Err(Decline),
         };
-        let q = self.spaces(p);
-        let mut line_end = if self.at(q) == b'#' && q > p {
-            self.comment(q)
-        } else {
-            q
-        };
-        if !self.eol(line_end) {
-            return Err(Decline);
-        }
+        let mut line_end = self.end_of_line(p)?;
         let min = parent.map_or(0, |c| c + 1);
         let n = self.b.len();
         // (indentation, content start, content end) of each line; blank lines have no content.
