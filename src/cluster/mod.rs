@@ -224,7 +224,7 @@ fn uses_node_cpus(code: &str) -> bool {
 
 /// `spec.template.spec.containers[0].resources.limits.cpu`, as kubectl's JSONPath-like paths.
 pub fn field_path(path: &[PathSeg]) -> String {
-    crate::helm::template::join_key("", path)
+    crate::fix::engine::join_key("", path)
 }
 
 #[cfg(test)]

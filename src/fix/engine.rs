@@ -28,6 +28,24 @@ pub enum PathSeg {
     Index(usize),
 }
 
+/// A values key or field path: `base` then `.key`, `[index]`, and `["a.b"]` for keys with dots.
+pub fn join_key(base: &str, below: &[PathSeg]) -> String {
+    let mut out = base.to_string();
+    for s in below {
+        match s {
+            PathSeg::Key(k) if k.contains('.') => out.push_str(&format!("[{k:?}]")),
+            PathSeg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
 /// A fix that was applied.
 #[derive(Debug, Clone)]
 pub struct Applied {

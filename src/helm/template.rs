@@ -190,7 +190,7 @@ impl Template {
             self.block_expression(k)
         };
         let values_key = match source.as_deref().map(|s| values_ref(s, k.dot.as_ref())) {
-            Some(Ok(Some(base))) => Some(join_key(&base, below)),
+            Some(Ok(Some(base))) => Some(crate::fix::engine::join_key(&base, below)),
             Some(Ok(None)) | None => None,
             Some(Err(e)) => return Err(format!("line {}: {e}", k.line)),
         };
@@ -290,24 +290,6 @@ fn rest_of(path: &[PathSeg], depth: usize) -> Vec<PathSeg> {
         }
     }
     Vec::new()
-}
-
-/// A values key or field path: `base` then `.key`, `[index]`, and `["a.b"]` for keys with dots.
-pub fn join_key(base: &str, below: &[PathSeg]) -> String {
-    let mut out = base.to_string();
-    for s in below {
-        match s {
-            PathSeg::Key(k) if k.contains('.') => out.push_str(&format!("[{k:?}]")),
-            PathSeg::Key(k) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(k);
-            }
-            PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
 }
 
 /// `key: rest` at the start of a line, where the key is literal text (not an action).
