@@ -117,7 +117,11 @@ fn shop() -> Vec<Value> {
                "metadata": {"name": "defaults", "namespace": "shop"},
                "spec": {"limits": [{"type": "Container",
                    "default": {"memory": "1Gi", "cpu": "2"},
-                   "defaultRequest": {"memory": "1Gi", "cpu": "500m"}}]}}),
+                   "defaultRequest": {"memory": "1Gi", "cpu": "500m"},
+                   // GK109 on the LimitRange itself: 1500m is 1.5 bytes. (The API server
+                   // stores quantities canonically, so a whole number of bytes such as 64000m
+                   // would come back as 64.) Every pod here requests more.
+                   "min": {"memory": "1500m"}}]}}),
         // Limits from the LimitRange only: GK101 and GK201 through its defaults.
         deployment("shop", "cart", json!({}), json!([])),
         // Explicit limits, GOMEMLIMIT malformed.
@@ -301,6 +305,11 @@ fn cluster_audit_against_a_real_apiserver() {
     a.sort();
     l.sort();
     assert_eq!(a, l, "cluster audit and file lint differ");
+    assert!(a.iter().any(|k| k.0 == "GK109"), "{a:#?}");
+    // Appended LimitRanges are context: the counts are those of the objects.
+    for count in ["documents", "objects"] {
+        assert_eq!(audit["summary"][count], linted["summary"][count], "{count}");
+    }
     let findings = audit["findings"].as_array().unwrap();
     assert!(!findings.is_empty());
 

@@ -172,31 +172,35 @@ impl Inventory {
 }
 
 /// Lint every object (in parallel) with its namespace's LimitRanges; one report per object,
-/// named by its reference. The cluster's node size, when known, replaces `node-cpus`.
+/// named by its reference. LimitRanges are reports of their own too (GK109 reads them). The
+/// cluster's node size, when known, replaces `node-cpus`.
 pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> {
     let mut cfg = cfg.clone();
     let node_note = inv.nodes.as_ref().map(|n| {
         cfg.node_cpus = Some(n.cpus);
         n.note()
     });
-    // Each namespace's LimitRanges as documents to append, serialised once.
-    let mut limit_ranges: HashMap<Option<&str>, String> = HashMap::new();
+    // Each namespace's LimitRanges as documents to append (serialised once), and how many.
+    let mut limit_ranges: HashMap<Option<&str>, (String, usize)> = HashMap::new();
     for lr in &inv.limit_ranges {
-        let docs = limit_ranges.entry(lr.namespace.as_deref()).or_default();
+        let (docs, n) = limit_ranges.entry(lr.namespace.as_deref()).or_default();
         docs.push_str("---\n");
         docs.push_str(&lr.text());
         docs.push('\n');
+        *n += 1;
     }
     inv.objects
         .par_iter()
-        .map(|o| {
+        .map(|o| (o, limit_ranges.get(&o.namespace.as_deref())))
+        .chain(inv.limit_ranges.par_iter().map(|lr| (lr, None)))
+        .map(|(o, context)| {
             let mut text = o.text();
             text.push('\n');
-            if let Some(docs) = limit_ranges.get(&o.namespace.as_deref()) {
+            if let Some((docs, _)) = context {
                 text.push_str(docs);
             }
             let src = Source::from_text(Origin::Stdin(o.reference()), text);
-            lint_source_with(src, &cfg, sel, |_, y, diags| {
+            let mut report = lint_source_with(src, &cfg, sel, |_, y, diags| {
                 // Only the object's own document: its LimitRanges are context here.
                 diags.retain(|d| d.document == 0);
                 for d in diags {
@@ -212,7 +216,12 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                         d.notes.push(n.clone());
                     }
                 }
-            })
+            });
+            // The appended LimitRanges are context, not objects of this report.
+            let appended = context.map_or(0, |(_, n)| *n);
+            report.stats.documents -= appended;
+            report.stats.objects -= appended;
+            report
         })
         .collect()
 }
