@@ -219,13 +219,9 @@ where
             };
         count(page.items.len());
         for item in page.items {
-            let mut json = serde_json::to_value(&item)
+            // k8s-openapi's typed objects always serialise their apiVersion and kind.
+            let json = serde_json::to_value(&item)
                 .map_err(|e| format!("cannot read a listed {resource}: {e}"))?;
-            // Typed objects serialise their apiVersion and kind, but be sure.
-            if json.get("kind").is_none() {
-                json["kind"] = serde_json::Value::String(K::kind(&()).to_string());
-                json["apiVersion"] = serde_json::Value::String(K::api_version(&()).to_string());
-            }
             out.push(Listed::new(json));
         }
         match page.metadata.continue_ {

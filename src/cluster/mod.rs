@@ -118,14 +118,11 @@ impl NodeCpus {
                 best = Some(NodeCpus {
                     cpus,
                     node: n.name.clone(),
-                    nodes: 0,
+                    nodes: nodes.len(),
                 });
             }
         }
-        best.map(|b| NodeCpus {
-            nodes: nodes.len(),
-            ..b
-        })
+        best
     }
 
     pub fn note(&self) -> String {
