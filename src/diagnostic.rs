@@ -44,6 +44,15 @@ pub enum Applicability {
     Unsafe,
 }
 
+impl Applicability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Applicability::Safe => "safe",
+            Applicability::Unsafe => "unsafe",
+        }
+    }
+}
+
 /// Replace `range` of the original source with `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Edit {

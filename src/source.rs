@@ -105,7 +105,7 @@ impl Source {
             };
             return Err(fail(origin, error, bytes));
         }
-        if let Some(offset) = bytes.iter().position(|&b| b == 0) {
+        if let Some(offset) = memchr::memchr(0, &bytes) {
             return Err(fail(origin, DecodeError::Binary { offset }, bytes));
         }
         let text = match String::from_utf8(bytes) {
@@ -126,11 +126,7 @@ impl Source {
         let bom_len = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut line_starts = Vec::with_capacity(text.len() / 24 + 1);
         line_starts.push(0);
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
-        }
+        line_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         let name = origin.display_name();
         Source {
             origin,

@@ -6,53 +6,12 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Run;
-use crate::diagnostic::{Applicability, ChartOrigin, ClusterRef, ObjectRef, Severity};
+use crate::diagnostic::{Applicability, Severity};
 use crate::lint::{FileReport, Finding, Stats};
 use crate::rules::registry;
 
 // The document: {"version": 1, "tool": {"name", "version"}, "findings": [...], "summary": {...},
 // and from `fix` only, "fixed": [...]}. Written by [`Stream`].
-
-#[derive(Serialize)]
-struct FindingOut<'a> {
-    code: &'static str,
-    rule: &'static str,
-    severity: Severity,
-    message: &'a str,
-    notes: &'a [String],
-    file: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
-    document: usize,
-    object: Option<&'a ObjectRef>,
-    container: Option<&'a str>,
-    source_template: Option<&'a str>,
-    /// With the chart's sources (`--helm`, `--chart`): the template line and values key.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    chart: Option<&'a ChartOrigin>,
-    /// From `golint-k8s cluster`: the object, container and field path in the cluster.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    object_ref: Option<&'a ClusterRef>,
-    fix: Option<FixOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct FixOut<'a> {
-    applicability: Applicability,
-    title: &'a str,
-    edits: Vec<EditOut<'a>>,
-}
-
-#[derive(Serialize)]
-struct EditOut<'a> {
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
-    text: &'a str,
-}
 
 #[derive(Serialize, Default)]
 struct Summary {
@@ -110,53 +69,186 @@ impl Fragment {
                 None => {}
             }
             f.bytes.extend_from_slice(b",\n    ");
-            let out = finding_out(&r.name, finding);
-            // Writing to a Vec cannot fail, and these types always serialize.
-            let _ = out.serialize(&mut serde_json::Serializer::with_formatter(
-                &mut f.bytes,
-                Pretty::at(2),
-            ));
+            write_finding(&mut f.bytes, &r.name, finding);
         }
         f
     }
 }
 
-fn finding_out<'a>(file: &'a str, f: &'a Finding) -> FindingOut<'a> {
+/// One finding as serde_json's pretty printer lays it out two levels deep, written directly:
+/// it is most of the output, and the generic serializer spent more on the layout calls and the
+/// byte-by-byte escaping than on anything else in the file's JSON. The field order is the contract
+/// of interface.md; a unit test below holds the bytes to serde's.
+fn write_finding(out: &mut Vec<u8>, file: &str, f: &Finding) {
     let d = &f.diagnostic;
-    FindingOut {
-        code: d.code,
-        rule: registry::by_code(d.code).name,
-        severity: d.severity,
-        message: &d.message,
-        notes: &d.notes,
-        file,
-        line: f.start.0,
-        column: f.start.1,
-        end_line: f.end.0,
-        end_column: f.end.1,
-        document: d.document,
-        object: d.object.as_ref(),
-        container: d.container.as_deref(),
-        source_template: d.source_template.as_deref(),
-        chart: d.chart.as_ref(),
-        object_ref: d.cluster.as_ref(),
-        fix: d.fix.as_ref().map(|x| FixOut {
-            applicability: x.applicability,
-            title: &x.title,
-            edits: x
-                .edits
-                .iter()
-                .zip(&f.edit_positions)
-                .map(|(e, (s, en))| EditOut {
-                    line: s.0,
-                    column: s.1,
-                    end_line: en.0,
-                    end_column: en.1,
-                    text: &e.text,
-                })
-                .collect(),
-        }),
+    const KEY: &[u8] = b",\n      \"";
+    let key = |out: &mut Vec<u8>, first: bool, name: &str| {
+        out.extend_from_slice(&KEY[usize::from(first)..]);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(b"\": ");
+    };
+    out.push(b'{');
+    key(out, true, "code");
+    string(out, d.code);
+    key(out, false, "rule");
+    string(out, registry::by_code(d.code).name);
+    key(out, false, "severity");
+    string(out, d.severity.as_str());
+    key(out, false, "message");
+    string(out, &d.message);
+    key(out, false, "notes");
+    if d.notes.is_empty() {
+        out.extend_from_slice(b"[]");
+    } else {
+        out.push(b'[');
+        for (i, n) in d.notes.iter().enumerate() {
+            out.extend_from_slice(&b",\n        "[usize::from(i == 0)..]);
+            string(out, n);
+        }
+        out.extend_from_slice(b"\n      ]");
     }
+    key(out, false, "file");
+    string(out, file);
+    for (name, n) in [
+        ("line", f.start.0),
+        ("column", f.start.1),
+        ("end_line", f.end.0),
+        ("end_column", f.end.1),
+        ("document", d.document),
+    ] {
+        key(out, false, name);
+        number(out, n);
+    }
+    key(out, false, "object");
+    match &d.object {
+        None => out.extend_from_slice(b"null"),
+        Some(o) => {
+            out.push(b'{');
+            for (i, (name, v)) in [
+                ("api_version", &o.api_version),
+                ("kind", &o.kind),
+                ("namespace", &o.namespace),
+                ("name", &o.name),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                out.extend_from_slice(&b",\n        \""[usize::from(i == 0)..]);
+                out.extend_from_slice(name.as_bytes());
+                out.extend_from_slice(b"\": ");
+                opt_string(out, v.as_deref());
+            }
+            out.extend_from_slice(b"\n      }");
+        }
+    }
+    key(out, false, "container");
+    opt_string(out, d.container.as_deref());
+    key(out, false, "source_template");
+    opt_string(out, d.source_template.as_deref());
+    // Present only in the modes that produce them: the Helm and cluster objects go through serde.
+    if let Some(chart) = &d.chart {
+        key(out, false, "chart");
+        nested(out, chart);
+    }
+    if let Some(cluster) = &d.cluster {
+        key(out, false, "object_ref");
+        nested(out, cluster);
+    }
+    key(out, false, "fix");
+    match &d.fix {
+        None => out.extend_from_slice(b"null"),
+        Some(x) => {
+            out.extend_from_slice(b"{\n        \"applicability\": ");
+            string(out, x.applicability.as_str());
+            out.extend_from_slice(b",\n        \"title\": ");
+            string(out, &x.title);
+            out.extend_from_slice(b",\n        \"edits\": ");
+            if x.edits.is_empty() {
+                out.extend_from_slice(b"[]");
+            } else {
+                out.push(b'[');
+                for (i, (e, (s, en))) in x.edits.iter().zip(&f.edit_positions).enumerate() {
+                    out.extend_from_slice(&b",\n          {"[usize::from(i == 0)..]);
+                    for (name, n) in [
+                        ("line", s.0),
+                        ("column", s.1),
+                        ("end_line", en.0),
+                        ("end_column", en.1),
+                    ] {
+                        out.extend_from_slice(b"\n            \"");
+                        out.extend_from_slice(name.as_bytes());
+                        out.extend_from_slice(b"\": ");
+                        number(out, n);
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(b"\n            \"text\": ");
+                    string(out, &e.text);
+                    out.extend_from_slice(b"\n          }");
+                }
+                out.extend_from_slice(b"\n        ]");
+            }
+            out.extend_from_slice(b"\n      }");
+        }
+    }
+    out.extend_from_slice(b"\n    }");
+}
+
+/// A value nested in a finding, three levels deep, through serde's pretty layout.
+fn nested<T: Serialize>(out: &mut Vec<u8>, value: &T) {
+    // Writing to a Vec cannot fail, and these types always serialize.
+    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut *out,
+        Pretty::at(3),
+    ));
+}
+
+fn number(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
+    match s {
+        Some(s) => string(out, s),
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// A JSON string as serde_json escapes it: `"` and `\`, the short escapes for backspace, form
+/// feed, newline, carriage return and tab, `\u00XX` for the other control characters, and
+/// everything else (DEL and non-ASCII included) as it is.
+fn string(out: &mut Vec<u8>, s: &str) {
+    let needs = |b: u8| b < 0x20 || b == b'"' || b == b'\\';
+    out.push(b'"');
+    // Most strings need no escape; this test has no early exit, so it vectorizes.
+    if !s.bytes().fold(false, |any, b| any | needs(b)) {
+        out.extend_from_slice(s.as_bytes());
+    } else {
+        let mut from = 0;
+        for (i, b) in s.bytes().enumerate() {
+            if !needs(b) {
+                continue;
+            }
+            out.extend_from_slice(&s.as_bytes()[from..i]);
+            from = i + 1;
+            match b {
+                b'"' => out.extend_from_slice(b"\\\""),
+                b'\\' => out.extend_from_slice(b"\\\\"),
+                b'\x08' => out.extend_from_slice(b"\\b"),
+                b'\x0c' => out.extend_from_slice(b"\\f"),
+                b'\n' => out.extend_from_slice(b"\\n"),
+                b'\r' => out.extend_from_slice(b"\\r"),
+                b'\t' => out.extend_from_slice(b"\\t"),
+                _ => {
+                    const HEX: &[u8; 16] = b"0123456789abcdef";
+                    out.extend_from_slice(b"\\u00");
+                    out.push(HEX[usize::from(b >> 4)]);
+                    out.push(HEX[usize::from(b & 0xf)]);
+                }
+            }
+        }
+        out.extend_from_slice(&s.as_bytes()[from..]);
+    }
+    out.push(b'"');
 }
 
 /// The JSON document written piece by piece: the head, each file's [`Fragment`] in file order,
@@ -325,5 +417,179 @@ impl serde_json::ser::Formatter for Pretty {
     fn end_object_value<W: ?Sized + Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
         self.has_value = true;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::{ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, ObjectRef};
+
+    /// The finding as the generic serializer writes it: the reference for `write_finding`.
+    #[derive(Serialize)]
+    struct FindingOut<'a> {
+        code: &'static str,
+        rule: &'static str,
+        severity: Severity,
+        message: &'a str,
+        notes: &'a [String],
+        file: &'a str,
+        line: usize,
+        column: usize,
+        end_line: usize,
+        end_column: usize,
+        document: usize,
+        object: Option<&'a ObjectRef>,
+        container: Option<&'a str>,
+        source_template: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        chart: Option<&'a ChartOrigin>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        object_ref: Option<&'a ClusterRef>,
+        fix: Option<FixOut<'a>>,
+    }
+
+    #[derive(Serialize)]
+    struct FixOut<'a> {
+        applicability: Applicability,
+        title: &'a str,
+        edits: Vec<EditOut>,
+    }
+
+    #[derive(Serialize)]
+    struct EditOut {
+        line: usize,
+        column: usize,
+        end_line: usize,
+        end_column: usize,
+        text: String,
+    }
+
+    fn by_serde(file: &str, f: &Finding) -> Vec<u8> {
+        let d = &f.diagnostic;
+        let out = FindingOut {
+            code: d.code,
+            rule: registry::by_code(d.code).name,
+            severity: d.severity,
+            message: &d.message,
+            notes: &d.notes,
+            file,
+            line: f.start.0,
+            column: f.start.1,
+            end_line: f.end.0,
+            end_column: f.end.1,
+            document: d.document,
+            object: d.object.as_ref(),
+            container: d.container.as_deref(),
+            source_template: d.source_template.as_deref(),
+            chart: d.chart.as_ref(),
+            object_ref: d.cluster.as_ref(),
+            fix: d.fix.as_ref().map(|x| FixOut {
+                applicability: x.applicability,
+                title: &x.title,
+                edits: x
+                    .edits
+                    .iter()
+                    .zip(&f.edit_positions)
+                    .map(|(e, (s, en))| EditOut {
+                        line: s.0,
+                        column: s.1,
+                        end_line: en.0,
+                        end_column: en.1,
+                        text: e.text.clone(),
+                    })
+                    .collect(),
+            }),
+        };
+        let mut bytes = Vec::new();
+        out.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut bytes,
+            Pretty::at(2),
+        ))
+        .unwrap();
+        bytes
+    }
+
+    #[test]
+    fn hand_written_finding_is_byte_identical_to_serde() {
+        // Every character class the escaping distinguishes, in one string.
+        let all: String = (0u8..0x80)
+            .map(char::from)
+            .chain("é€😀\u{2028}".chars())
+            .collect();
+        let texts = [
+            "",
+            "plain",
+            "a \"quoted\" \\path\\",
+            "tab\there\r\nline",
+            &all,
+        ];
+        let mut cases = Vec::new();
+        for (i, text) in texts.iter().enumerate() {
+            let mut d = Diagnostic::new(
+                ["GK101", "GK203", "GK000", "GK001", "GK401"][i],
+                [Severity::Error, Severity::Warning, Severity::Info][i % 3],
+                0..1,
+                format!("message {text}"),
+            );
+            d.notes = (0..i).map(|n| format!("note {n} {text}")).collect();
+            d.document = i * 7;
+            if i % 2 == 1 {
+                d.object = Some(ObjectRef {
+                    api_version: Some("apps/v1".into()),
+                    kind: Some(text.to_string()),
+                    namespace: None,
+                    name: Some("api".into()),
+                });
+                d.container = Some(text.to_string());
+                d.source_template = Some("chart/templates/deployment.yaml".into());
+            }
+            if i == 2 {
+                d.chart = Some(ChartOrigin {
+                    file: "templates/d.yaml".into(),
+                    line: Some(12),
+                    values_key: Some(text.to_string()),
+                    unmapped: None,
+                });
+            }
+            if i == 3 {
+                d.cluster = Some(ClusterRef {
+                    kind: "Deployment".into(),
+                    namespace: Some("payments".into()),
+                    name: "api".into(),
+                    container: None,
+                    path: "spec.template.spec.containers[0].env".into(),
+                });
+            }
+            let edits: Vec<Edit> = (0..i)
+                .map(|n| Edit {
+                    range: n..n,
+                    text: format!("{text}{n}\n"),
+                })
+                .collect();
+            let positions = (0..i).map(|n| ((n + 1, 2), (n + 1, 300 + n))).collect();
+            if i != 1 {
+                d.fix = Some(Fix {
+                    applicability: [Applicability::Safe, Applicability::Unsafe][i % 2],
+                    title: format!("title {text}"),
+                    edits,
+                });
+            }
+            cases.push(Finding {
+                diagnostic: d,
+                start: (i + 1, 1),
+                end: (i + 10_000, 12_345_678),
+                edit_positions: positions,
+            });
+        }
+        for f in &cases {
+            let mut mine = Vec::new();
+            write_finding(&mut mine, "dir/a \"b\".yaml", f);
+            let want = by_serde("dir/a \"b\".yaml", f);
+            assert_eq!(
+                String::from_utf8(mine).unwrap(),
+                String::from_utf8(want).unwrap()
+            );
+        }
     }
 }
