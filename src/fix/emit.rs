@@ -98,6 +98,9 @@ impl Layout {
         let text = src.text.as_str();
         let mut units = [0usize; 9];
         let mut seqs = [0usize; 9];
+        // Positions through the line index: this walks every entry of the file, and a backward
+        // search for each line break was most of its cost.
+        let line_col = |pos: usize| src.line_and_byte_col(pos);
         for node in &y.nodes {
             let NodeKind::Mapping {
                 entries,
@@ -108,15 +111,20 @@ impl Layout {
             };
             for &(k, v) in entries {
                 let key_at = y.span(k).start;
+                // Whether the nested value starts on a later line than the key, and how much
+                // further right it starts.
+                let step = |at: usize| {
+                    let (key_line, key_col) = line_col(key_at);
+                    let (line, col) = line_col(at);
+                    (at > key_at && line > key_line).then(|| col.saturating_sub(key_col))
+                };
                 match &y.node(v).kind {
                     NodeKind::Mapping {
                         entries: inner,
                         flow: false,
                     } => {
                         if let Some(&(ik, _)) = inner.first() {
-                            let at = y.span(ik).start;
-                            if on_later_line(text, key_at, at) {
-                                let d = column(text, at).saturating_sub(column(text, key_at));
+                            if let Some(d) = step(y.span(ik).start) {
                                 if (1..units.len()).contains(&d) {
                                     units[d] += 1;
                                 }
@@ -125,8 +133,7 @@ impl Layout {
                     }
                     NodeKind::Sequence { items, flow: false } => {
                         if let Some(dash) = items.first().and_then(|&i| dash_before(text, y, i)) {
-                            if on_later_line(text, key_at, dash) {
-                                let d = column(text, dash).saturating_sub(column(text, key_at));
+                            if let Some(d) = step(dash) {
                                 if d < seqs.len() {
                                     seqs[d] += 1;
                                 }

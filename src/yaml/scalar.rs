@@ -55,6 +55,18 @@ pub fn resolve_plain(text: &str) -> Yaml11 {
         // No `_` stripping on this path in go-yaml: Go's float parser itself accepts `_`
         // between digits, so `.5_0` is 0.5 while `._5` stays a string.
         Hint::Dot => go_parse_decimal_float(text).map_or(Yaml11::Str, Yaml11::Float),
+        // Quantities (`512Mi`, `500m`, `2G`) are most of the numeric-looking text in a
+        // manifest. None of these letters is a digit in any base Go's integer parsers accept
+        // here (at most hexadecimal), an exponent or a base prefix, and the float syntax ends
+        // in a digit or a dot, so every parser below would refuse the text.
+        Hint::Number
+            if matches!(
+                text.as_bytes().last(),
+                Some(b'i' | b'm' | b'k' | b'M' | b'G' | b'T' | b'P')
+            ) =>
+        {
+            Yaml11::Str
+        }
         Hint::Number => resolve_numeric(text),
     }
 }
@@ -146,7 +158,14 @@ fn resolve_numeric(text: &str) -> Yaml11 {
     // below can match, so skipping the check changes no result.
 
     // `_` is removed everywhere, not only between digits, so `1__0`, `1_` and `+_1` are numbers.
-    let plain: String = text.chars().filter(|&c| c != '_').collect();
+    let plain: std::borrow::Cow<str> = if text.contains('_') {
+        text.chars()
+            .filter(|&c| c != '_')
+            .collect::<String>()
+            .into()
+    } else {
+        text.into()
+    };
 
     if let Some(i) = go_parse_int(&plain, 0) {
         return Yaml11::Int(i128::from(i));
@@ -691,6 +710,24 @@ mod tests {
             }
         }
         assert!(failures.is_empty(), "{}", failures.join("\n"));
+    }
+
+    #[test]
+    fn quantity_suffixes_resolve_as_the_full_parsers_do() {
+        let stems = [
+            "0", "1", "64", "+1", "-1", "0x1", "0x", "0b1", "0o7", "0xff", "1e3", "1.5", "1.",
+            ".5", "1_0", "0b-1", "-0b1", "1e", "08", "1__",
+        ];
+        for stem in stems {
+            for suffix in [
+                "i", "m", "k", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+            ] {
+                let text = format!("{stem}{suffix}");
+                let (fast, full) = (resolve_plain(&text), resolve_numeric(&text));
+                assert_eq!(fast.type_name(), full.type_name(), "{text}");
+                assert_eq!(fast.json_text(), full.json_text(), "{text}");
+            }
+        }
     }
 
     #[test]
