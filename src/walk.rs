@@ -136,7 +136,7 @@ fn walk_dir(root: &Path, w: &mut Walked) {
                 || f.parent() == Some(c.as_path())
         })
     });
-    files.sort();
+    sort_paths(&mut files);
     w.inputs.extend(
         files
             .into_iter()
@@ -146,10 +146,60 @@ fn walk_dir(root: &Path, w: &mut Walked) {
     w.charts.extend(charts);
 }
 
+/// Paths in `Path`'s order (component by component), without its cost: comparing two paths
+/// splits both into components each time, and sorting a few thousand walked files that way was
+/// most of the time before the first file was read. Every path here is the walk's root joined
+/// with plain names, so mapping the separator to the lowest byte gives the same order.
+fn sort_paths(files: &mut [PathBuf]) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        files.sort_by_cached_key(|p| {
+            p.as_os_str()
+                .as_bytes()
+                .iter()
+                .map(|&b| if b == b'/' { 0 } else { b })
+                .collect::<Vec<u8>>()
+        });
+    }
+    #[cfg(not(unix))]
+    files.sort();
+}
+
 pub fn describe_io(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "no such file or directory".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
         _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walked_paths_sort_as_path_orders_them() {
+        // Names around the separator's byte: `-` and `.` sort below `/`, letters above it.
+        let names = [
+            "a", "a-b", "a.b", "a b", "ab", "a0", "A", "b", "é", "a~", "z.yaml", "a.yaml", "a-",
+        ];
+        for root in ["root", "./root/", "../r o/ot", "/abs/root"] {
+            let mut files = Vec::new();
+            for n in names {
+                files.push(Path::new(root).join(n).join("x.yaml"));
+                files.push(Path::new(root).join(format!("{n}.yaml")));
+                for m in names {
+                    files.push(Path::new(root).join(n).join(m).join("deploy.yml"));
+                }
+            }
+            let mut want = files.clone();
+            want.sort();
+            // From a shuffled start, so the test does not pass by leaving the input alone.
+            files.reverse();
+            files.rotate_left(7);
+            sort_paths(&mut files);
+            assert_eq!(files, want, "root {root}");
+        }
     }
 }

@@ -533,6 +533,13 @@ pub fn container_annotation<'y>(
     c: &Container,
     key: &str,
 ) -> Option<(&'y str, NodeId, bool)> {
+    let has_annotations = [spec.template_metadata, obj.metadata]
+        .into_iter()
+        .flatten()
+        .any(|meta| y.get(meta, "annotations").is_some());
+    if !has_annotations {
+        return None;
+    }
     if let Some(name) = &c.name {
         if let Some((v, n)) = annotation(y, obj, spec.template_metadata, &format!("{key}.{name}")) {
             return Some((v, n, true));

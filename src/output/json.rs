@@ -89,11 +89,11 @@ fn write_finding(out: &mut Vec<u8>, file: &str, f: &Finding) {
     };
     out.push(b'{');
     key(out, true, "code");
-    string(out, d.code);
+    word(out, d.code);
     key(out, false, "rule");
-    string(out, registry::by_code(d.code).name);
+    word(out, registry::by_code(d.code).name);
     key(out, false, "severity");
-    string(out, d.severity.as_str());
+    word(out, d.severity.as_str());
     key(out, false, "message");
     string(out, &d.message);
     key(out, false, "notes");
@@ -159,7 +159,7 @@ fn write_finding(out: &mut Vec<u8>, file: &str, f: &Finding) {
         None => out.extend_from_slice(b"null"),
         Some(x) => {
             out.extend_from_slice(b"{\n        \"applicability\": ");
-            string(out, x.applicability.as_str());
+            word(out, x.applicability.as_str());
             out.extend_from_slice(b",\n        \"title\": ");
             string(out, &x.title);
             out.extend_from_slice(b",\n        \"edits\": ");
@@ -200,6 +200,14 @@ fn nested<T: Serialize>(out: &mut Vec<u8>, value: &T) {
         &mut *out,
         Pretty::at(3),
     ));
+}
+
+/// One of our own identifiers (a code, a rule name, a severity): nothing in them needs escaping.
+fn word(out: &mut Vec<u8>, w: &'static str) {
+    debug_assert!(w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
+    out.push(b'"');
+    out.extend_from_slice(w.as_bytes());
+    out.push(b'"');
 }
 
 fn number(out: &mut Vec<u8>, n: usize) {
