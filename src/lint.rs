@@ -126,9 +126,21 @@ pub fn lint_source_with(
         let y = yaml::parse(src.yaml_text(), src.bom_len);
         let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel);
         enrich(&src, &y, &mut diagnostics);
+        // One large stream (a whole platform's `helm template`) is a tree of a million nodes:
+        // freeing it node by node on one thread left the other cores idle.
+        if y.nodes.len() >= PARALLEL_NODES {
+            y.nodes.into_par_iter().for_each(drop);
+        }
         (diagnostics, stats)
     };
-    let findings: Vec<Finding> = diagnostics.into_iter().map(|d| position(&src, d)).collect();
+    let findings: Vec<Finding> = if diagnostics.len() >= PARALLEL_FINDINGS {
+        diagnostics
+            .into_par_iter()
+            .map(|d| position(&src, d))
+            .collect()
+    } else {
+        diagnostics.into_iter().map(|d| position(&src, d)).collect()
+    };
     let name = src.name.clone();
     let origin = src.origin.clone();
     FileReport {
@@ -203,12 +215,21 @@ pub fn check_file(
         owners.push(None);
     }
 
-    let mut objects: Vec<(usize, Object)> = Vec::new();
-    for (i, doc) in y.docs.iter().enumerate() {
-        if let Some(root) = doc.root {
-            objects.extend(k8s::objects(y, root).into_iter().map(|o| (i, o)));
-        }
-    }
+    let doc_objects = |(i, doc): (usize, &yaml::Document)| {
+        doc.root
+            .map(|root| k8s::objects(y, root).into_iter().map(move |o| (i, o)))
+            .into_iter()
+            .flatten()
+    };
+    let objects: Vec<(usize, Object)> = if y.docs.len() >= PARALLEL_OBJECTS {
+        y.docs
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(doc_objects)
+            .collect()
+    } else {
+        y.docs.iter().enumerate().flat_map(doc_objects).collect()
+    };
     stats.objects = objects.len();
     let limit_ranges: Vec<LimitRange> = objects
         .iter()
@@ -265,15 +286,31 @@ pub fn check_file(
 
     // Config severity overrides, then suppressions.
     let mut kept = Vec::with_capacity(diags.len());
+    // Every suppression applies within one document; with many of them (one stream of
+    // thousands of annotated objects) each finding only looks at its own document's.
+    let many = suppressions.len() > 16;
+    let mut by_doc: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    let mut all = Vec::new();
+    for (i, s) in suppressions.iter().enumerate() {
+        match many {
+            true => by_doc.entry(s.document()).or_default().push(i),
+            false => all.push(i),
+        }
+    }
     for (d, owner) in diags.into_iter().zip(owners) {
         if !sel.enabled(d.code, cfg) {
             continue;
         }
         let line = src.line_index(d.range.start);
         let owner_ref = owner.as_ref().map(|(o, c)| (*o, c.as_deref()));
+        let candidates = if many {
+            by_doc.get(&d.document).map_or(&[][..], Vec::as_slice)
+        } else {
+            &all[..]
+        };
         let mut suppressed = false;
-        for s in &mut suppressions {
-            suppressed |= s.matches(d.code, d.document, line, owner_ref);
+        for &i in candidates {
+            suppressed |= suppressions[i].matches(d.code, d.document, line, owner_ref);
         }
         if !suppressed {
             kept.push(d);
@@ -286,12 +323,37 @@ pub fn check_file(
         }
     }
     crate::fix::guard_shared_edits(src, y, &mut kept);
-    kept.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
-    (kept, stats)
+    (sort_diagnostics(kept), stats)
+}
+
+/// By position, then code; stable. The order is sorted as small keys and the diagnostics moved
+/// once, since a stream's thousands of diagnostics are large to move at every step of a sort.
+fn sort_diagnostics(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    if diags.len() < 256 {
+        diags.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
+        return diags;
+    }
+    let mut order: Vec<(usize, &'static str, usize)> = diags
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.range.start, d.code, i))
+        .collect();
+    order.sort_unstable();
+    let mut slots: Vec<Option<Diagnostic>> = diags.into_iter().map(Some).collect();
+    order
+        .into_iter()
+        .filter_map(|(_, _, i)| slots[i].take())
+        .collect()
 }
 
 /// Above this many objects in one file, they are checked in parallel.
 const PARALLEL_OBJECTS: usize = 64;
+
+/// Above this many findings in one file, their positions are computed in parallel.
+pub const PARALLEL_FINDINGS: usize = 1024;
+
+/// Above this many YAML nodes, a file's tree is freed in parallel.
+const PARALLEL_NODES: usize = 100_000;
 
 /// Who a diagnostic belongs to, for annotation suppressions: (object root, container).
 type Owner = Option<(u32, Option<String>)>;
@@ -526,4 +588,31 @@ fn remove_comment(src: &Source, span: std::ops::Range<usize>) -> Option<Edit> {
         range: lr.start + trimmed..span.end,
         text: String::new(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sorting_by_permutation_keeps_the_stable_order() {
+        // Many diagnostics sharing positions and codes, told apart by their messages.
+        let codes = ["GK101", "GK203", "GK102", "GK401"];
+        let diags: Vec<Diagnostic> = (0..1000)
+            .map(|i| {
+                let start = (i * 7919) % 97;
+                Diagnostic::new(
+                    codes[(i * 31) % 4],
+                    Severity::Warning,
+                    start..start + 1,
+                    format!("{i}"),
+                )
+            })
+            .collect();
+        let mut want = diags.clone();
+        want.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
+        let got = sort_diagnostics(diags);
+        let messages = |v: &[Diagnostic]| v.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
+        assert_eq!(messages(&got), messages(&want));
+    }
 }

@@ -45,6 +45,14 @@ pub struct Suppression {
 }
 
 impl Suppression {
+    /// The document it applies in: no suppression reaches beyond one.
+    pub fn document(&self) -> usize {
+        match &self.scope {
+            Scope::Line(_) => self.doc,
+            Scope::Document(d) | Scope::Object { doc: d, .. } => *d,
+        }
+    }
+
     /// Whether it silences `code` at `line` in `doc`; marks the code used.
     pub fn matches(
         &mut self,

@@ -375,7 +375,12 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
                         .iter()
                         .any(|f| f.diagnostic.severity >= threshold);
                     let fragment = output::json::Fragment::render(&report);
-                    Some(Ok((fragment, report.stats, codes, fails)))
+                    let stats = report.stats;
+                    if report.findings.len() >= crate::lint::PARALLEL_FINDINGS {
+                        // A stream's tens of thousands of findings are freed on every thread.
+                        report.findings.into_par_iter().for_each(drop);
+                    }
+                    Some(Ok((fragment, stats, codes, fails)))
                 })
                 .collect();
             // The writer stops at a write error; what is left is not linted.

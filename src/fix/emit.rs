@@ -95,55 +95,26 @@ impl Layout {
     /// Read the layout from the file itself: the most common indent of nested mappings and of
     /// block sequences under a key. Files with no nesting get two spaces, indented sequences.
     pub fn detect(src: &Source, y: &Yaml) -> Layout {
-        let text = src.text.as_str();
-        let mut units = [0usize; 9];
-        let mut seqs = [0usize; 9];
-        // Positions through the line index: this walks every entry of the file, and a backward
-        // search for each line break was most of its cost.
-        let line_col = |pos: usize| src.line_and_byte_col(pos);
-        for node in &y.nodes {
-            let NodeKind::Mapping {
-                entries,
-                flow: false,
-            } = &node.kind
-            else {
-                continue;
-            };
-            for &(k, v) in entries {
-                let key_at = y.span(k).start;
-                // Whether the nested value starts on a later line than the key, and how much
-                // further right it starts.
-                let step = |at: usize| {
-                    let (key_line, key_col) = line_col(key_at);
-                    let (line, col) = line_col(at);
-                    (at > key_at && line > key_line).then(|| col.saturating_sub(key_col))
-                };
-                match &y.node(v).kind {
-                    NodeKind::Mapping {
-                        entries: inner,
-                        flow: false,
-                    } => {
-                        if let Some(&(ik, _)) = inner.first() {
-                            if let Some(d) = step(y.span(ik).start) {
-                                if (1..units.len()).contains(&d) {
-                                    units[d] += 1;
-                                }
-                            }
-                        }
-                    }
-                    NodeKind::Sequence { items, flow: false } => {
-                        if let Some(dash) = items.first().and_then(|&i| dash_before(text, y, i)) {
-                            if let Some(d) = step(dash) {
-                                if d < seqs.len() {
-                                    seqs[d] += 1;
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
+        // Counted in parallel for one large stream: the first fix that needs the layout waits
+        // for it, and so does every other thread.
+        let (units, seqs) = if y.nodes.len() >= 100_000 {
+            use rayon::prelude::*;
+            y.nodes
+                .par_chunks(16_384)
+                .map(|nodes| indent_counts(src, y, nodes))
+                .reduce(
+                    || ([0; 9], [0; 9]),
+                    |mut a, b| {
+                        (0..9).for_each(|i| {
+                            a.0[i] += b.0[i];
+                            a.1[i] += b.1[i];
+                        });
+                        a
+                    },
+                )
+        } else {
+            indent_counts(src, y, &y.nodes)
+        };
         let most = |counts: &[usize; 9], default: usize| {
             let (best, n) = counts
                 .iter()
@@ -170,6 +141,61 @@ impl Layout {
             json,
         }
     }
+}
+
+/// How often each indentation step appears in `nodes`: (nested mappings, block sequences under a
+/// key), indexed by the step in columns.
+fn indent_counts(src: &Source, y: &Yaml, nodes: &[crate::yaml::Node]) -> ([usize; 9], [usize; 9]) {
+    let text = src.text.as_str();
+    let mut units = [0usize; 9];
+    let mut seqs = [0usize; 9];
+    // Positions through the line index: this walks every entry of the file, and a backward
+    // search for each line break was most of its cost.
+    let line_col = |pos: usize| src.line_and_byte_col(pos);
+    for node in nodes {
+        let NodeKind::Mapping {
+            entries,
+            flow: false,
+        } = &node.kind
+        else {
+            continue;
+        };
+        for &(k, v) in entries {
+            let key_at = y.span(k).start;
+            // Whether the nested value starts on a later line than the key, and how much
+            // further right it starts.
+            let step = |at: usize| {
+                let (key_line, key_col) = line_col(key_at);
+                let (line, col) = line_col(at);
+                (at > key_at && line > key_line).then(|| col.saturating_sub(key_col))
+            };
+            match &y.node(v).kind {
+                NodeKind::Mapping {
+                    entries: inner,
+                    flow: false,
+                } => {
+                    if let Some(&(ik, _)) = inner.first() {
+                        if let Some(d) = step(y.span(ik).start) {
+                            if (1..units.len()).contains(&d) {
+                                units[d] += 1;
+                            }
+                        }
+                    }
+                }
+                NodeKind::Sequence { items, flow: false } => {
+                    if let Some(dash) = items.first().and_then(|&i| dash_before(text, y, i)) {
+                        if let Some(d) = step(dash) {
+                            if d < seqs.len() {
+                                seqs[d] += 1;
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    (units, seqs)
 }
 
 fn line_start(text: &str, pos: usize) -> usize {

@@ -4,7 +4,7 @@
 
 use super::limitrange::LimitRange;
 use super::quantity::Quantity;
-use super::{annotation, Object, PodSpecRef};
+use super::{Object, PodSpecRef};
 use crate::yaml::{NodeId, Style, Yaml, Yaml11};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -533,17 +533,22 @@ pub fn container_annotation<'y>(
     c: &Container,
     key: &str,
 ) -> Option<(&'y str, NodeId, bool)> {
-    let has_annotations = [spec.template_metadata, obj.metadata]
-        .into_iter()
-        .flatten()
-        .any(|meta| y.get(meta, "annotations").is_some());
-    if !has_annotations {
+    // The same lookup as `annotation`, with each `annotations` mapping found once: this runs
+    // twice for every container.
+    let maps =
+        [spec.template_metadata, obj.metadata].map(|m| m.and_then(|m| y.get(m, "annotations")));
+    if maps == [None, None] {
         return None;
     }
+    let find = |k: &str| {
+        maps.iter()
+            .flatten()
+            .find_map(|&a| y.get(a, k).and_then(|v| y.str(v).map(|s| (s, v))))
+    };
     if let Some(name) = &c.name {
-        if let Some((v, n)) = annotation(y, obj, spec.template_metadata, &format!("{key}.{name}")) {
+        if let Some((v, n)) = find(&format!("{key}.{name}")) {
             return Some((v, n, true));
         }
     }
-    annotation(y, obj, spec.template_metadata, key).map(|(v, n)| (v, n, false))
+    find(key).map(|(v, n)| (v, n, false))
 }

@@ -51,7 +51,7 @@ pub struct Fragment {
 impl Fragment {
     pub fn render(r: &FileReport) -> Fragment {
         let mut f = Fragment {
-            bytes: Vec::with_capacity(r.findings.len() * 1024),
+            bytes: Vec::new(),
             findings: r.findings.len(),
             by_severity: BySeverity::default(),
             fixable: Fixable::default(),
@@ -68,11 +68,36 @@ impl Fragment {
                 Some(Applicability::Unsafe) => f.fixable.unsafe_ += 1,
                 None => {}
             }
-            f.bytes.extend_from_slice(b",\n    ");
-            write_finding(&mut f.bytes, &r.name, finding);
+        }
+        if r.findings.len() >= crate::lint::PARALLEL_FINDINGS {
+            // One large stream's findings are most of the output: rendered in parallel chunks.
+            use rayon::prelude::*;
+            let chunks: Vec<Vec<u8>> = r
+                .findings
+                .par_chunks(256)
+                .map(|chunk| {
+                    let mut bytes = Vec::with_capacity(chunk.len() * 1024);
+                    for finding in chunk {
+                        element(&mut bytes, &r.name, finding);
+                    }
+                    bytes
+                })
+                .collect();
+            f.bytes = chunks.concat();
+        } else {
+            f.bytes.reserve(r.findings.len() * 1024);
+            for finding in &r.findings {
+                element(&mut f.bytes, &r.name, finding);
+            }
         }
         f
     }
+}
+
+/// One finding as an element of the findings array, after the one before it.
+fn element(out: &mut Vec<u8>, file: &str, f: &Finding) {
+    out.extend_from_slice(b",\n    ");
+    write_finding(out, file, f);
 }
 
 /// One finding as serde_json's pretty printer lays it out two levels deep, written directly:

@@ -8,17 +8,30 @@ use crate::diagnostic::Diagnostic;
 use crate::runtime::GO_ENV_VARS;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // Indexed by name so that a container with tens of thousands of env entries stays linear.
-    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(cx.c.env.len());
-    let mut last_at: HashMap<&str, usize> = HashMap::with_capacity(cx.c.env.len());
-    for (i, var) in cx.c.env.iter().enumerate() {
-        first_at.entry(var.name.as_str()).or_insert(i);
-        last_at.insert(var.name.as_str(), i);
-    }
-    for (i, var) in cx.c.env.iter().enumerate() {
-        let first = first_at[var.name.as_str()];
+    let env = &cx.c.env;
+    // Short lists (nearly all) are searched directly; an index by name keeps a container with
+    // tens of thousands of env entries linear.
+    let index = (env.len() > 16).then(|| {
+        let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(env.len());
+        let mut last_at: HashMap<&str, usize> = HashMap::with_capacity(env.len());
+        for (i, var) in env.iter().enumerate() {
+            first_at.entry(var.name.as_str()).or_insert(i);
+            last_at.insert(var.name.as_str(), i);
+        }
+        (first_at, last_at)
+    });
+    let first_of = |name: &str| match &index {
+        Some((first_at, _)) => first_at[name],
+        None => env.iter().position(|e| e.name == name).unwrap_or(0),
+    };
+    let last_of = |name: &str| match &index {
+        Some((_, last_at)) => last_at[name],
+        None => env.iter().rposition(|e| e.name == name).unwrap_or(0),
+    };
+    for (i, var) in env.iter().enumerate() {
+        let first = first_of(&var.name);
         if first < i {
-            let first = &cx.c.env[first];
+            let first = &env[first];
             let (line, _) = cx.src.line_col(cx.y.span(first.name_node).start);
             out.push(cx.diag(
                 "GK303",
@@ -27,7 +40,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if !GO_ENV_VARS.contains(&var.name.as_str()) || last_at[var.name.as_str()] > i {
+        if !GO_ENV_VARS.contains(&var.name.as_str()) || last_of(&var.name) > i {
             continue;
         }
         let (Some(from_cm), Some(own)) = (cx.env_from_value(&var.name), var.literal()) else {

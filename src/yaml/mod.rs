@@ -385,25 +385,30 @@ impl<'a, 't> Builder<'a, 't> {
             return;
         };
         let doc = self.y.docs.len().saturating_sub(1);
-        let keys: Vec<(NodeId, &str)> = entries
-            .iter()
-            .filter_map(|(k, _)| match &self.y.nodes[*k as usize].kind {
-                NodeKind::Scalar { value, .. } if value != "<<" => Some((*k, value.as_ref())),
-                _ => None,
-            })
-            .collect();
+        let nodes = &self.y.nodes;
+        let key_of = |k: NodeId| match &nodes[k as usize].kind {
+            NodeKind::Scalar { value, .. } if value != "<<" => Some(value.as_ref()),
+            _ => None,
+        };
         let mut found = Vec::new();
-        if keys.len() <= 16 {
-            for (i, (k, v)) in keys.iter().enumerate() {
-                if let Some((first, _)) = keys[..i].iter().find(|(_, w)| w == v) {
+        if entries.len() <= 16 {
+            // Every mapping is checked as it closes: small ones (nearly all) without allocating.
+            for (i, &(k, _)) in entries.iter().enumerate() {
+                let Some(v) = key_of(k) else { continue };
+                if let Some(&(first, _)) = entries[..i].iter().find(|&&(f, _)| key_of(f) == Some(v))
+                {
                     found.push(DuplicateKey {
-                        first: *first,
-                        second: *k,
+                        first,
+                        second: k,
                         doc,
                     });
                 }
             }
         } else {
+            let keys: Vec<(NodeId, &str)> = entries
+                .iter()
+                .filter_map(|&(k, _)| key_of(k).map(|v| (k, v)))
+                .collect();
             let mut seen: std::collections::HashMap<&str, NodeId> =
                 std::collections::HashMap::with_capacity(keys.len());
             for (k, v) in &keys {

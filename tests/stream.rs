@@ -1,0 +1,108 @@
+//! One large stream reads as its parts do. Above a few thousand findings, objects or suppressions
+//! a file takes other paths (objects and positions on several threads, suppressions looked up by
+//! document, diagnostics sorted by permutation): a `helm template` of a whole platform must still
+//! get exactly the findings its documents get one file at a time.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use golint_k8s::config::Config;
+use golint_k8s::lint::FileReport;
+
+/// What a finding says, without where: positions and document numbers change when files are
+/// joined, and so do messages that quote a line number.
+fn said(report: &FileReport) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for f in &report.findings {
+        let d = &f.diagnostic;
+        if d.message.contains("line ") {
+            continue;
+        }
+        let fix = d.fix.as_ref().map(|x| x.title.as_str()).unwrap_or("-");
+        let key = format!(
+            "{} {} | {} | {}",
+            d.code,
+            d.message,
+            d.notes.join(" / "),
+            fix
+        );
+        *out.entry(key).or_default() += 1;
+    }
+    out
+}
+
+#[test]
+fn a_stream_of_every_fixture_says_what_each_fixture_says() {
+    let mut parts = Vec::new();
+    for dir in std::fs::read_dir(common::root().join("fixtures")).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.file_name().unwrap().to_string_lossy().starts_with("GK") {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let path = f.unwrap().path();
+            if path.extension().is_none_or(|e| e != "yaml")
+                || path.to_string_lossy().contains(".config.")
+            {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Options and configs of their own, broken YAML, and text that is not one or more
+            // plain documents do not survive being joined, and LimitRanges and ConfigMaps apply
+            // to every object of their namespace in the file; everything else joins unchanged.
+            let config = path.with_file_name(format!(
+                "{}.config.yaml",
+                path.file_stem().unwrap().to_string_lossy()
+            ));
+            if text.starts_with("# fixture-args")
+                || config.exists()
+                || text.contains("\n...")
+                || text.starts_with('%')
+                || text.contains("\t")
+                || text.contains("kind: LimitRange")
+                || text.contains("kind: ConfigMap")
+            {
+                continue;
+            }
+            let alone = common::lint_text("alone.yaml", &text, &Config::default());
+            if alone.findings.iter().any(|f| f.diagnostic.code == "GK000") {
+                continue;
+            }
+            parts.push((text, said(&alone)));
+        }
+    }
+    assert!(parts.len() > 150, "only {} fixtures joined", parts.len());
+
+    // Six rounds, so the stream has over a thousand findings and hundreds of suppressions.
+    let mut stream = String::new();
+    let mut want: BTreeMap<String, usize> = BTreeMap::new();
+    for _ in 0..6 {
+        for (text, s) in &parts {
+            stream.push_str("---\n");
+            stream.push_str(text);
+            if !text.ends_with('\n') {
+                stream.push('\n');
+            }
+            for (k, n) in s {
+                *want.entry(k.clone()).or_default() += n;
+            }
+        }
+    }
+    let joined = common::lint_text("stream.yaml", &stream, &Config::default());
+    assert!(
+        joined.findings.len() >= 1024,
+        "only {} findings: the large-file paths were not taken",
+        joined.findings.len()
+    );
+    let got = said(&joined);
+    let missing: Vec<_> = want
+        .iter()
+        .filter(|(k, n)| got.get(*k) != Some(n))
+        .collect();
+    let extra: Vec<_> = got.iter().filter(|(k, _)| !want.contains_key(*k)).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "differ:\nwanted {missing:#?}\ngot extra {extra:#?}"
+    );
+}
