@@ -11,7 +11,7 @@ use crate::config::Config;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::k8s::container::{Pod, QuantityValue};
 use crate::k8s::limitrange::LimitRange;
-use crate::k8s::{self, annotation, ConfigMap, Object};
+use crate::k8s::{self, ConfigMap, Object};
 use crate::rules::registry::{self, Check, RULES};
 use crate::rules::ContainerCtx;
 use crate::runtime::GoView;
@@ -286,16 +286,11 @@ pub fn check_file(
 
     // Config severity overrides, then suppressions.
     let mut kept = Vec::with_capacity(diags.len());
-    // Every suppression applies within one document; with many of them (one stream of
-    // thousands of annotated objects) each finding only looks at its own document's.
-    let many = suppressions.len() > 16;
+    // Every suppression applies within one document, so each finding only looks at its own
+    // document's (one stream can carry thousands of annotated objects).
     let mut by_doc: std::collections::HashMap<usize, Vec<usize>> = Default::default();
-    let mut all = Vec::new();
     for (i, s) in suppressions.iter().enumerate() {
-        match many {
-            true => by_doc.entry(s.document()).or_default().push(i),
-            false => all.push(i),
-        }
+        by_doc.entry(s.document()).or_default().push(i);
     }
     for (d, owner) in diags.into_iter().zip(owners) {
         if !sel.enabled(d.code, cfg) {
@@ -303,13 +298,8 @@ pub fn check_file(
         }
         let line = src.line_index(d.range.start);
         let owner_ref = owner.as_ref().map(|(o, c)| (*o, c.as_deref()));
-        let candidates = if many {
-            by_doc.get(&d.document).map_or(&[][..], Vec::as_slice)
-        } else {
-            &all[..]
-        };
         let mut suppressed = false;
-        for &i in candidates {
+        for &i in by_doc.get(&d.document).map_or(&[][..], Vec::as_slice) {
             suppressed |= suppressions[i].matches(d.code, d.document, line, owner_ref);
         }
         if !suppressed {
@@ -329,20 +319,18 @@ pub fn check_file(
 /// By position, then code; stable. The order is sorted as small keys and the diagnostics moved
 /// once, since a stream's thousands of diagnostics are large to move at every step of a sort.
 fn sort_diagnostics(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let key = |d: &Diagnostic| (d.range.start, d.code);
     if diags.len() < 256 {
-        diags.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
+        diags.sort_by_key(key);
         return diags;
     }
-    let mut order: Vec<(usize, &'static str, usize)> = diags
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.range.start, d.code, i))
-        .collect();
+    let mut order: Vec<((usize, &'static str), usize)> =
+        diags.iter().enumerate().map(|(i, d)| (key(d), i)).collect();
     order.sort_unstable();
     let mut slots: Vec<Option<Diagnostic>> = diags.into_iter().map(Some).collect();
     order
         .into_iter()
-        .filter_map(|(_, _, i)| slots[i].take())
+        .filter_map(|(_, i)| slots[i].take())
         .collect()
 }
 
@@ -352,8 +340,8 @@ const PARALLEL_OBJECTS: usize = 64;
 /// Above this many findings in one file, their positions are computed in parallel.
 pub const PARALLEL_FINDINGS: usize = 1024;
 
-/// Above this many YAML nodes, a file's tree is freed in parallel.
-const PARALLEL_NODES: usize = 100_000;
+/// Above this many YAML nodes, a file's tree is freed, and its layout detected, in parallel.
+pub const PARALLEL_NODES: usize = 100_000;
 
 /// Who a diagnostic belongs to, for annotation suppressions: (object root, container).
 type Owner = Option<(u32, Option<String>)>;
@@ -474,14 +462,12 @@ fn annotation_suppressions(
             doc,
         });
     };
-    if let Some(v) = annotation(y, obj, spec.template_metadata, "golint-k8s.io/ignore") {
+    let maps = k8s::annotation_maps(y, obj, spec.template_metadata);
+    if let Some(v) = k8s::annotation_in(y, &maps, "golint-k8s.io/ignore") {
         add(v, None);
     }
     // Per-container annotations: one key per container name that appears in the pod.
-    for meta in [spec.template_metadata, obj.metadata].into_iter().flatten() {
-        let Some(ann) = y.get(meta, "annotations") else {
-            continue;
-        };
+    for &ann in maps.iter().flatten() {
         for (k, v) in y.entries(ann) {
             let Some(name) = y
                 .str(k)

@@ -368,8 +368,11 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
                         Ok(Some(l)) => l,
                     };
                     let report = lint_loaded(p, loaded, &cfg);
-                    let codes: Vec<&'static str> =
-                        report.findings.iter().map(|f| f.diagnostic.code).collect();
+                    // Only `--statistics` counts findings by rule.
+                    let codes: Vec<&'static str> = match a.statistics {
+                        true => report.findings.iter().map(|f| f.diagnostic.code).collect(),
+                        false => Vec::new(),
+                    };
                     let fails = report
                         .findings
                         .iter()

@@ -97,7 +97,7 @@ impl Layout {
     pub fn detect(src: &Source, y: &Yaml) -> Layout {
         // Counted in parallel for one large stream: the first fix that needs the layout waits
         // for it, and so does every other thread.
-        let (units, seqs) = if y.nodes.len() >= 100_000 {
+        let (units, seqs) = if y.nodes.len() >= crate::lint::PARALLEL_NODES {
             use rayon::prelude::*;
             y.nodes
                 .par_chunks(16_384)

@@ -4,7 +4,7 @@
 
 use super::limitrange::LimitRange;
 use super::quantity::Quantity;
-use super::{Object, PodSpecRef};
+use super::{annotation_in, annotation_maps, Object, PodSpecRef};
 use crate::yaml::{NodeId, Style, Yaml, Yaml11};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -533,22 +533,15 @@ pub fn container_annotation<'y>(
     c: &Container,
     key: &str,
 ) -> Option<(&'y str, NodeId, bool)> {
-    // The same lookup as `annotation`, with each `annotations` mapping found once: this runs
-    // twice for every container.
-    let maps =
-        [spec.template_metadata, obj.metadata].map(|m| m.and_then(|m| y.get(m, "annotations")));
+    // Each `annotations` mapping is found once for both keys: this runs twice for every container.
+    let maps = annotation_maps(y, obj, spec.template_metadata);
     if maps == [None, None] {
         return None;
     }
-    let find = |k: &str| {
-        maps.iter()
-            .flatten()
-            .find_map(|&a| y.get(a, k).and_then(|v| y.str(v).map(|s| (s, v))))
-    };
     if let Some(name) = &c.name {
-        if let Some((v, n)) = find(&format!("{key}.{name}")) {
+        if let Some((v, n)) = annotation_in(y, &maps, &format!("{key}.{name}")) {
             return Some((v, n, true));
         }
     }
-    find(key).map(|(v, n)| (v, n, false))
+    annotation_in(y, &maps, key).map(|(v, n)| (v, n, false))
 }

@@ -159,24 +159,25 @@ fn spec_at(y: &Yaml, root: NodeId, path: &[&str]) -> Option<PodSpecRef> {
     })
 }
 
-/// An annotation from the object's or the pod template's metadata (template wins: it is closer to
-/// the containers). Returns the value and its node.
-pub fn annotation<'y>(
-    y: &'y Yaml,
+/// The `annotations` mappings that speak for a pod: the pod template's first (it is closer to the
+/// containers), then the object's.
+pub fn annotation_maps(
+    y: &Yaml,
     obj: &Object,
     template_metadata: Option<NodeId>,
+) -> [Option<NodeId>; 2] {
+    [template_metadata, obj.metadata].map(|m| m.and_then(|m| y.get(m, "annotations")))
+}
+
+/// A string annotation from the first of `maps` that has `key`: the value and its node.
+pub fn annotation_in<'y>(
+    y: &'y Yaml,
+    maps: &[Option<NodeId>; 2],
     key: &str,
 ) -> Option<(&'y str, NodeId)> {
-    for meta in [template_metadata, obj.metadata].into_iter().flatten() {
-        if let Some(v) = y
-            .get(meta, "annotations")
-            .and_then(|a| y.get(a, key))
-            .and_then(|v| y.str(v).map(|s| (s, v)))
-        {
-            return Some(v);
-        }
-    }
-    None
+    maps.iter()
+        .flatten()
+        .find_map(|&a| y.get(a, key).and_then(|v| y.str(v).map(|s| (s, v))))
 }
 
 /// A ConfigMap in the input, for `envFrom` resolution.
