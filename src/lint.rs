@@ -416,6 +416,7 @@ impl FileCtx<'_, '_> {
                 c,
                 eff: pod.effective(c, &lrs),
                 go: GoView::decide(y, obj, &spec, c, cfg),
+                go_note: Default::default(),
                 limit_ranges: &lrs,
                 config_maps,
                 fx,

@@ -163,7 +163,13 @@ impl Source {
         let start = self.line_starts[line];
         let col = self.text.get(start..offset).map_or_else(
             || offset - start,
-            |s| s.chars().filter(|&c| c != '\u{feff}').count(),
+            |s| {
+                if s.is_ascii() {
+                    s.len()
+                } else {
+                    s.chars().filter(|&c| c != '\u{feff}').count()
+                }
+            },
         );
         (line + 1, col + 1)
     }

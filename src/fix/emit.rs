@@ -20,7 +20,10 @@ pub type Skip = String;
 pub struct Emitter<'a, 'y> {
     pub src: &'a Source,
     pub y: &'a Yaml<'y>,
-    layout: std::sync::OnceLock<Layout>,
+    /// Line break and JSON-ness, then the indentation: the second walks every node of the file,
+    /// and most fixes (a value changed, an item appended to a list) never ask for it.
+    basics: std::sync::OnceLock<(&'static str, bool)>,
+    indents: std::sync::OnceLock<Indents>,
     shared: std::sync::OnceLock<Vec<std::ops::Range<usize>>>,
 }
 
@@ -29,13 +32,21 @@ impl<'a, 'y> Emitter<'a, 'y> {
         Emitter {
             src,
             y,
-            layout: std::sync::OnceLock::new(),
+            basics: std::sync::OnceLock::new(),
+            indents: std::sync::OnceLock::new(),
             shared: std::sync::OnceLock::new(),
         }
     }
 
-    pub fn layout(&self) -> Layout {
-        *self.layout.get_or_init(|| Layout::detect(self.src, self.y))
+    pub fn layout(&self) -> Layout<'_> {
+        let &(nl, json) = self.basics.get_or_init(|| Layout::basics(self.src, self.y));
+        Layout {
+            nl,
+            json,
+            indents: &self.indents,
+            src: self.src,
+            y: self.y,
+        }
     }
 
     /// Refuse to edit a node that lies inside an anchored node some alias refers to: the edit
@@ -48,6 +59,9 @@ impl<'a, 'y> Emitter<'a, 'y> {
             ));
         }
         let shared = self.shared.get_or_init(|| {
+            if !y.has_aliases {
+                return Vec::new();
+            }
             y.nodes
                 .iter()
                 .filter_map(|n| match n.kind {
@@ -79,22 +93,57 @@ pub enum NewValue<'a> {
     ResourceFieldRef(&'a str),
 }
 
-/// How the file around an edit is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Layout {
+/// How the file around an edit is laid out. The indentation is read from the file the first
+/// time a fix asks for it.
+#[derive(Clone, Copy)]
+pub struct Layout<'e> {
     pub nl: &'static str,
+    /// The file is JSON: new keys and strings are written double-quoted so it stays JSON.
+    pub json: bool,
+    indents: &'e std::sync::OnceLock<Indents>,
+    src: &'e Source,
+    y: &'e Yaml<'e>,
+}
+
+/// The file's indentation steps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Indents {
     /// Columns a nested block mapping is indented by (2 or 4 in practice).
     pub unit: usize,
     /// Columns a block sequence's dash sits right of its parent key (0: `key:\n- item`).
     pub seq_indent: usize,
-    /// The file is JSON: new keys and strings are written double-quoted so it stays JSON.
-    pub json: bool,
 }
 
-impl Layout {
-    /// Read the layout from the file itself: the most common indent of nested mappings and of
-    /// block sequences under a key. Files with no nesting get two spaces, indented sequences.
-    pub fn detect(src: &Source, y: &Yaml) -> Layout {
+impl Layout<'_> {
+    fn basics(src: &Source, y: &Yaml) -> (&'static str, bool) {
+        let json = y.docs.iter().filter_map(|d| d.root).any(|r| {
+            matches!(&y.node(r).kind, NodeKind::Mapping { entries, flow: true }
+            if entries.first().is_some_and(|&(k, _)| {
+                matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
+            }))
+        });
+        (if src.uses_crlf() { "\r\n" } else { "\n" }, json)
+    }
+
+    fn indents(&self) -> Indents {
+        *self
+            .indents
+            .get_or_init(|| Indents::detect(self.src, self.y))
+    }
+
+    pub fn unit(&self) -> usize {
+        self.indents().unit
+    }
+
+    pub fn seq_indent(&self) -> usize {
+        self.indents().seq_indent
+    }
+}
+
+impl Indents {
+    /// Read the indentation from the file itself: the most common indent of nested mappings and
+    /// of block sequences under a key. Files with no nesting get two spaces, indented sequences.
+    pub fn detect(src: &Source, y: &Yaml) -> Indents {
         // Counted in parallel for one large stream: the first fix that needs the layout waits
         // for it, and so does every other thread.
         let (units, seqs) = if y.nodes.len() >= crate::lint::PARALLEL_NODES {
@@ -128,17 +177,9 @@ impl Layout {
             }
         };
         let unit = most(&units, 2);
-        let json = y.docs.iter().filter_map(|d| d.root).any(|r| {
-            matches!(&y.node(r).kind, NodeKind::Mapping { entries, flow: true }
-            if entries.first().is_some_and(|&(k, _)| {
-                matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
-            }))
-        });
-        Layout {
-            nl: if src.uses_crlf() { "\r\n" } else { "\n" },
+        Indents {
             unit,
             seq_indent: most(&seqs, unit),
-            json,
         }
     }
 }
@@ -147,11 +188,20 @@ impl Layout {
 /// key), indexed by the step in columns.
 fn indent_counts(src: &Source, y: &Yaml, nodes: &[crate::yaml::Node]) -> ([usize; 9], [usize; 9]) {
     let text = src.text.as_str();
+    let bytes = text.as_bytes();
     let mut units = [0usize; 9];
     let mut seqs = [0usize; 9];
-    // Positions through the line index: this walks every entry of the file, and a backward
-    // search for each line break was most of its cost.
-    let line_col = |pos: usize| src.line_and_byte_col(pos);
+    // This walks every entry of the file, so positions are found by looking at the few bytes
+    // around them: a key and its nested value are a short line apart, and lines are short. (A
+    // binary search of the line index for each was most of this function's cost.)
+    // Plain loops rather than memchr: the distances are a few bytes, below its set-up cost.
+    let col = |pos: usize| {
+        bytes[..pos]
+            .iter()
+            .rev()
+            .position(|&b| b == b'\n')
+            .unwrap_or(pos)
+    };
     for node in nodes {
         let NodeKind::Mapping {
             entries,
@@ -165,9 +215,9 @@ fn indent_counts(src: &Source, y: &Yaml, nodes: &[crate::yaml::Node]) -> ([usize
             // Whether the nested value starts on a later line than the key, and how much
             // further right it starts.
             let step = |at: usize| {
-                let (key_line, key_col) = line_col(key_at);
-                let (line, col) = line_col(at);
-                (at > key_at && line > key_line).then(|| col.saturating_sub(key_col))
+                // The last line break before the value is also where the value's line starts.
+                let nl = bytes.get(key_at..at)?.iter().rposition(|&b| b == b'\n')?;
+                Some((at - (key_at + nl + 1)).saturating_sub(col(key_at)))
             };
             match &y.node(v).kind {
                 NodeKind::Mapping {
@@ -222,7 +272,7 @@ fn dash_before(text: &str, y: &Yaml, item: NodeId) -> Option<usize> {
     before.ends_with('-').then(|| before.len() - 1)
 }
 
-impl Layout {
+impl Layout<'_> {
     /// A key (or a plain string such as an env name) as this file writes it in flow style.
     fn word(&self, w: &str) -> String {
         if self.json {
@@ -274,13 +324,15 @@ fn flow_item(lay: &Layout, name: &str, value: NewValue) -> String {
 fn block_item(lay: &Layout, dash: &str, pad: usize, name: &str, value: NewValue) -> String {
     let nl = lay.nl;
     let key = format!("{dash}{}", " ".repeat(pad));
-    let unit = " ".repeat(lay.unit);
     let first = format!("{dash}-{}name: {name}{nl}", " ".repeat(pad.max(1) - 1));
     match value {
         NewValue::Literal(v) => format!("{first}{key}value: {}{nl}", quote(v, false)),
-        NewValue::ResourceFieldRef(r) => format!(
-            "{first}{key}valueFrom:{nl}{key}{unit}resourceFieldRef:{nl}{key}{unit}{unit}resource: {r}{nl}"
-        ),
+        NewValue::ResourceFieldRef(r) => {
+            let unit = " ".repeat(lay.unit());
+            format!(
+                "{first}{key}valueFrom:{nl}{key}{unit}resourceFieldRef:{nl}{key}{unit}{unit}resource: {r}{nl}"
+            )
+        }
     }
 }
 
@@ -335,7 +387,7 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                     }
                     _ => {
                         let pad = if on_later_line(text, dash, y.span(last).start) {
-                            lay.unit
+                            lay.unit()
                         } else {
                             y.span(last).start - dash
                         };
@@ -349,7 +401,13 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                     .env_key
                     .ok_or("not fixed automatically: env without a key")?;
                 let key_col = column(text, y.span(key).start);
-                let items = block_item(&lay, &" ".repeat(key_col + lay.seq_indent), 2, name, value);
+                let items = block_item(
+                    &lay,
+                    &" ".repeat(key_col + lay.seq_indent()),
+                    2,
+                    name,
+                    value,
+                );
                 // Replace the null (`~`, `null` or nothing) up to the end of the line, keeping a
                 // trailing comment, and put the list on the lines below.
                 let key_end = y.span(key).end;
@@ -427,7 +485,13 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                 .map(|&(_, v)| y.span(v).end)
                 .unwrap_or_else(|| content_end(y, c.node));
             let at = next_line(text, after);
-            let items = block_item(&lay, &" ".repeat(key_col + lay.seq_indent), 2, name, value);
+            let items = block_item(
+                &lay,
+                &" ".repeat(key_col + lay.seq_indent()),
+                2,
+                name,
+                value,
+            );
             let block = format!("{}env:{}{items}", " ".repeat(key_col), lay.nl);
             Ok(insert_lines(src, &lay, at, block))
         }
@@ -508,7 +572,7 @@ pub fn add_nested_entry(
         NodeKind::Mapping { flow: false, .. } => {
             em.guard_shared(map, &format!("the mapping that would get {key}"))?;
             append_block(em, map, |pad, lay| {
-                let (nl, unit) = (lay.nl, " ".repeat(lay.unit));
+                let (nl, unit) = (lay.nl, " ".repeat(lay.unit()));
                 format!("{pad}{key}:{nl}{pad}{unit}{inner}: {value_text}{nl}")
             })
         }
@@ -597,32 +661,26 @@ mod tests {
     use super::*;
     use crate::source::Origin;
 
-    fn layout(text: &str) -> Layout {
+    /// (line break, indent unit, sequence indent, JSON)
+    fn layout(text: &str) -> (&'static str, usize, usize, bool) {
         let src = Source::from_text(Origin::Stdin("-".into()), text.to_string());
         let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
-        Layout::detect(&src, &y)
+        let em = Emitter::new(&src, &y);
+        let lay = em.layout();
+        (lay.nl, lay.unit(), lay.seq_indent(), lay.json)
     }
 
     #[test]
     fn detects_indent_unit_and_sequence_style() {
         assert_eq!(
             layout("a:\n  b:\n    c: 1\n  l:\n  - x\n"),
-            Layout {
-                nl: "\n",
-                unit: 2,
-                seq_indent: 0,
-                json: false
-            }
+            ("\n", 2, 0, false)
         );
         assert_eq!(
             layout("a:\r\n    b: 1\r\n    l:\r\n        - x\r\n"),
-            Layout {
-                nl: "\r\n",
-                unit: 4,
-                seq_indent: 4,
-                json: false
-            }
+            ("\r\n", 4, 4, false)
         );
-        assert_eq!(layout("a: 1\n").unit, 2);
+        assert_eq!(layout("a: 1\n").1, 2);
+        assert!(layout("{\"a\": {\"b\": 1}}\n").3);
     }
 }

@@ -153,6 +153,9 @@ fn block_field_ref(src: &Source, indent: &str) -> String {
 /// Drop fixes whose edits fall inside an anchored node that aliases reuse: editing the anchor would
 /// change every place it is used, which the finding never asked for. The finding says why.
 pub fn guard_shared_edits(src: &Source, y: &Yaml, diags: &mut [Diagnostic]) {
+    if !y.has_aliases {
+        return;
+    }
     let shared: Vec<std::ops::Range<usize>> = y
         .nodes
         .iter()

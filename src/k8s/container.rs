@@ -4,7 +4,7 @@
 
 use super::limitrange::LimitRange;
 use super::quantity::Quantity;
-use super::{annotation_in, annotation_maps, Object, PodSpecRef};
+use super::{annotation_in, annotation_maps, annotation_where, Object, PodSpecRef};
 use crate::yaml::{NodeId, Style, Yaml, Yaml11};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,20 +53,21 @@ pub struct QuantityValue {
 
 impl QuantityValue {
     pub fn read(y: &Yaml, key: NodeId, node: NodeId) -> Option<QuantityValue> {
-        let text = y.str(node)?.to_string();
-        if text.is_empty() || y.is_null(node) {
+        let text = y.str(node)?;
+        let resolved = y.resolved(node);
+        if text.is_empty() || matches!(resolved, Some(Yaml11::Null)) {
             return None;
         }
         // YAML numbers reach the API server as JSON numbers (`0100` is 64, `1e3` is 1000), and
         // Quantity's UnmarshalJSON parses that JSON text.
-        let quantity = match y.resolved(node) {
+        let quantity = match resolved {
             Some(r @ (Yaml11::Int(_) | Yaml11::Float(_))) => {
                 r.json_text().and_then(|j| Quantity::parse(&j).ok())
             }
-            _ => Quantity::parse_api(&text).ok(),
+            _ => Quantity::parse_api(text).ok(),
         };
         Some(QuantityValue {
-            text,
+            text: text.to_string(),
             quantity,
             key,
             node,
@@ -539,7 +540,13 @@ pub fn container_annotation<'y>(
         return None;
     }
     if let Some(name) = &c.name {
-        if let Some((v, n)) = annotation_in(y, &maps, &format!("{key}.{name}")) {
+        // `key.<name>`, tested in place: building it cost an allocation per container and key.
+        let per_container = |k: &str| {
+            k.strip_prefix(key)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .is_some_and(|rest| rest == name)
+        };
+        if let Some((v, n)) = annotation_where(y, &maps, per_container) {
             return Some((v, n, true));
         }
     }

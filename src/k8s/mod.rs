@@ -72,7 +72,8 @@ fn collect_objects(
         return;
     }
     let Some(node) = y.resolve(node) else { return };
-    if !seen.insert(node) {
+    // Only aliases can bring a node back (a tree without them has no cycles to guard against).
+    if y.has_aliases && !seen.insert(node) {
         return;
     }
     let kind = y.get_str(node, "kind");
@@ -175,9 +176,19 @@ pub fn annotation_in<'y>(
     maps: &[Option<NodeId>; 2],
     key: &str,
 ) -> Option<(&'y str, NodeId)> {
-    maps.iter()
-        .flatten()
-        .find_map(|&a| y.get(a, key).and_then(|v| y.str(v).map(|s| (s, v))))
+    annotation_where(y, maps, |k| k == key)
+}
+
+/// A string annotation from the first of `maps` with a key that `is_key` accepts.
+pub fn annotation_where<'y>(
+    y: &'y Yaml,
+    maps: &[Option<NodeId>; 2],
+    is_key: impl Fn(&str) -> bool,
+) -> Option<(&'y str, NodeId)> {
+    maps.iter().flatten().find_map(|&a| {
+        y.find_entry(a, &is_key)
+            .and_then(|(_, v)| y.str(v).map(|s| (s, v)))
+    })
 }
 
 /// A ConfigMap in the input, for `envFrom` resolution.

@@ -43,6 +43,8 @@ pub struct ContainerCtx<'a, 'y> {
     pub c: &'a Container,
     pub eff: Effective,
     pub go: GoView,
+    /// [`GoView::note`], written once for all of the container's Go findings.
+    pub go_note: std::cell::OnceCell<String>,
     pub limit_ranges: &'a [&'a LimitRange],
     pub config_maps: &'a [ConfigMap],
     /// Writes fixes in the file's style (its layout is worked out once per file).
@@ -59,7 +61,8 @@ impl ContainerCtx<'_, '_> {
     /// A finding for a Go-only rule: it always says why the container was judged Go and which Go
     /// version was assumed.
     pub fn go_diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
-        self.diag(code, node, message).note(self.go.note())
+        let note = self.go_note.get_or_init(|| self.go.note());
+        self.diag(code, node, message).note(note.clone())
     }
 
     /// The node a finding about an effective value points at: the value itself when declared on

@@ -159,8 +159,15 @@ fn image_repo(image: &str) -> &str {
 fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
     let repo = image_repo(image).to_ascii_lowercase();
     let last = repo.rsplit('/').next().unwrap_or(&repo);
-    // Called for every container against every catalog name: no allocation here.
+    // Called for every container against every catalog name: no allocation here, and a name
+    // whose first byte is not the last segment's (all it could be a prefix of) and whose last
+    // byte is not the repository's (all it could be a suffix of) is passed over at once.
+    let (first, end) = (last.as_bytes().first(), repo.as_bytes().last());
     let matches = |name: &str| {
+        let n = name.as_bytes();
+        if n.first() != first && n.last() != end {
+            return false;
+        }
         last.strip_prefix(name)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_']))
             || (name.contains('/') && repo.ends_with(name))
@@ -539,6 +546,61 @@ mod tests {
         assert_eq!(gomemlimit_for(512 << 20, 0.9), "460MiB");
         assert_eq!(gomemlimit_for(1 << 30, 0.9), "921MiB");
         assert_eq!(gomemlimit_for(1000, 0.9), "900");
+    }
+
+    #[test]
+    fn catalog_prefilter_passes_over_no_match() {
+        // The catalog test without the first/last byte shortcut.
+        fn reference(image: &str) -> Option<(bool, &'static str)> {
+            let repo = image_repo(image).to_ascii_lowercase();
+            let last = repo.rsplit('/').next().unwrap_or(&repo);
+            let matches = |name: &str| {
+                last.strip_prefix(name)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_']))
+                    || (name.contains('/') && repo.ends_with(name))
+                    || (name.ends_with('-') && last.starts_with(name))
+            };
+            NON_GO_IMAGES
+                .iter()
+                .find(|n| last == **n)
+                .map(|n| (false, *n))
+                .or_else(|| GO_IMAGES.iter().find(|n| matches(n)).map(|n| (true, *n)))
+                .or_else(|| {
+                    NON_GO_IMAGES
+                        .iter()
+                        .find(|n| matches(n))
+                        .map(|n| (false, *n))
+                })
+                .or_else(|| {
+                    repo.split(['/', '-', '_'])
+                        .any(|p| p == "golang" || p == "go")
+                        .then_some((true, "golang"))
+                })
+        }
+        let mut tried = 0;
+        for name in GO_IMAGES.iter().chain(NON_GO_IMAGES) {
+            let tail = name.rsplit('/').next().unwrap_or(name);
+            for image in [
+                name.to_string(),
+                format!("{name}:1.2"),
+                format!("Docker.IO/{name}:v1"),
+                format!("ghcr.io/acme/{tail}"),
+                format!("ghcr.io/acme/x{tail}"),
+                format!("{tail}-operator"),
+                format!("{tail}_x"),
+                format!("{tail}x"),
+                format!("x/{name}"),
+                format!("x{name}"),
+                tail[1..].to_string(),
+                name[..name.len() - 1].to_string(),
+                format!("go-{tail}"),
+                String::new(),
+            ] {
+                assert_eq!(catalog_match(&image), reference(&image), "{image}");
+                tried += 1;
+            }
+        }
+        assert!(tried > 1000);
     }
 
     #[test]

@@ -125,6 +125,7 @@ fn cut_points(b: &[u8]) -> Vec<usize> {
 
 /// Append a piece's tree, shifting its node ids and document numbers past what is already there.
 fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
+    all.has_aliases |= piece.has_aliases;
     let shift = all.nodes.len() as NodeId;
     let docs = all.docs.len();
     for mut node in piece.nodes {

@@ -109,6 +109,9 @@ pub struct Yaml<'a> {
     pub duplicates: Vec<DuplicateKey>,
     /// An error outside any document (e.g. before the first document started).
     pub stream_error: Option<SyntaxError>,
+    /// Whether any node is an alias (`*name`). Most files have none, and the checks for edits
+    /// inside aliased nodes then need not walk every node.
+    pub has_aliases: bool,
 }
 
 fn style_of(s: ScalarStyle) -> Style {
@@ -334,11 +337,13 @@ impl<'a, 't> Builder<'a, 't> {
                 self.attach(id);
             }
             Event::Alias(anchor) => {
+                self.y.has_aliases = true;
                 let target = self.anchors.get(&anchor).copied();
                 let id = self.push(NodeKind::Alias { target }, r, 0);
                 self.attach(id);
             }
             Event::UnresolvedAlias(_) => {
+                self.y.has_aliases = true;
                 let id = self.push(NodeKind::Alias { target: None }, r, 0);
                 self.attach(id);
             }
@@ -565,6 +570,16 @@ impl<'a> Yaml<'a> {
 
     /// The entry for `key`: (key node, value node). Explicit keys first, then merged ones.
     pub fn get_entry(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
+        self.find_entry(map, |k| k == key)
+    }
+
+    /// The first entry whose key text `is_key` accepts, as [`Yaml::get_entry`] finds it: for keys
+    /// that are cheaper to test than to build.
+    pub fn find_entry(
+        &self,
+        map: NodeId,
+        is_key: impl Fn(&str) -> bool,
+    ) -> Option<(NodeId, NodeId)> {
         let r = self.resolve(map)?;
         let NodeKind::Mapping { entries, .. } = &self.nodes[r as usize].kind else {
             return None;
@@ -573,7 +588,7 @@ impl<'a> Yaml<'a> {
         let mut has_merge = false;
         for &(k, v) in entries {
             match &self.nodes[k as usize].kind {
-                NodeKind::Scalar { value, .. } if value == key => return Some((k, v)),
+                NodeKind::Scalar { value, .. } if is_key(value) => return Some((k, v)),
                 NodeKind::Scalar {
                     value,
                     style: Style::Plain,
@@ -587,7 +602,7 @@ impl<'a> Yaml<'a> {
         }
         self.entries(r)
             .into_iter()
-            .find(|(k, _)| self.str(*k) == Some(key))
+            .find(|(k, _)| self.str(*k).is_some_and(&is_key))
     }
 
     pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
