@@ -176,16 +176,17 @@ impl Config {
     }
 
     /// The Go version configured for an image (per-image globs first, then the global one).
-    pub fn go_version_for(&self, image: Option<&str>) -> Option<(GoVersion, String)> {
+    /// The configured Go version for an image, and the `go-versions` pattern that gave it
+    /// (None: the file-wide `go-version`).
+    pub fn go_version_for(&self, image: Option<&str>) -> Option<(GoVersion, Option<&str>)> {
         if let Some(image) = image {
             for (globs, v) in &self.go_versions {
                 if let Some(p) = globs.matching(image) {
-                    return Some((*v, format!("config go-versions {p:?}")));
+                    return Some((*v, Some(p)));
                 }
             }
         }
-        self.go_version
-            .map(|v| (v, "config go-version".to_string()))
+        self.go_version.map(|v| (v, None))
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {

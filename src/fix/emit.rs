@@ -322,18 +322,42 @@ fn flow_item(lay: &Layout, name: &str, value: NewValue) -> String {
 /// A block sequence item for an env entry: `dash` is the indentation before `-`, `pad` the
 /// columns from the dash to the item's keys (2 for `- name`).
 fn block_item(lay: &Layout, dash: &str, pad: usize, name: &str, value: NewValue) -> String {
+    // Written piecewise: this runs for most fixes, and `format!` cost more than all else here.
     let nl = lay.nl;
-    let key = format!("{dash}{}", " ".repeat(pad));
-    let first = format!("{dash}-{}name: {name}{nl}", " ".repeat(pad.max(1) - 1));
+    let spaces = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+    let key = |out: &mut String, k: &str| {
+        out.push_str(dash);
+        spaces(out, pad);
+        out.push_str(k);
+    };
+    let mut out = String::with_capacity(4 * (dash.len() + pad + 8) + name.len() + 64);
+    out.push_str(dash);
+    out.push('-');
+    spaces(&mut out, pad.max(1) - 1);
+    out.push_str("name: ");
+    out.push_str(name);
+    out.push_str(nl);
     match value {
-        NewValue::Literal(v) => format!("{first}{key}value: {}{nl}", quote(v, false)),
+        NewValue::Literal(v) => {
+            key(&mut out, "value: ");
+            out.push_str(&quote(v, false));
+        }
         NewValue::ResourceFieldRef(r) => {
-            let unit = " ".repeat(lay.unit());
-            format!(
-                "{first}{key}valueFrom:{nl}{key}{unit}resourceFieldRef:{nl}{key}{unit}{unit}resource: {r}{nl}"
-            )
+            let unit = lay.unit();
+            key(&mut out, "valueFrom:");
+            out.push_str(nl);
+            key(&mut out, "");
+            spaces(&mut out, unit);
+            out.push_str("resourceFieldRef:");
+            out.push_str(nl);
+            key(&mut out, "");
+            spaces(&mut out, 2 * unit);
+            out.push_str("resource: ");
+            out.push_str(r);
         }
     }
+    out.push_str(nl);
+    out
 }
 
 /// Insert `block` (lines each ending in a line break) at `at`, a line start. At the end of a file

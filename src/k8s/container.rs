@@ -88,14 +88,13 @@ impl ResourceList {
         let Some(node) = node.filter(|n| y.is_mapping(*n)) else {
             return ResourceList::default();
         };
-        let q = |k: &str| {
-            y.get_entry(node, k)
-                .and_then(|(key, v)| QuantityValue::read(y, key, v))
-        };
+        let [cpu, memory] = y
+            .get_entries(node, ["cpu", "memory"])
+            .map(|e| e.and_then(|(key, v)| QuantityValue::read(y, key, v)));
         ResourceList {
             node: Some(node),
-            cpu: q("cpu"),
-            memory: q("memory"),
+            cpu,
+            memory,
         }
     }
 
@@ -118,7 +117,11 @@ pub struct Resources {
 
 impl Resources {
     fn read(y: &Yaml, map: NodeId) -> Resources {
-        let Some((key, node)) = y.get_entry(map, "resources") else {
+        Resources::from_entry(y, y.get_entry(map, "resources"))
+    }
+
+    fn from_entry(y: &Yaml, entry: Option<(NodeId, NodeId)>) -> Resources {
+        let Some((key, node)) = entry else {
             return Resources::default();
         };
         if !y.is_mapping(node) {
@@ -128,11 +131,12 @@ impl Resources {
                 ..Resources::default()
             };
         }
+        let [limits, requests] = y.get_entries(node, ["limits", "requests"]);
         Resources {
             key: Some(key),
             node: Some(node),
-            limits: ResourceList::read(y, y.get(node, "limits")),
-            requests: ResourceList::read(y, y.get(node, "requests")),
+            limits: ResourceList::read(y, limits.map(|(_, v)| v)),
+            requests: ResourceList::read(y, requests.map(|(_, v)| v)),
         }
     }
 }
@@ -287,21 +291,30 @@ pub struct Container {
 
 impl Container {
     fn read(y: &Yaml, node: NodeId, kind: ContainerKind) -> Container {
-        let name_entry = y.get_entry(node, "name");
-        let kind =
-            if kind == ContainerKind::Init && y.get_str(node, "restartPolicy") == Some("Always") {
-                ContainerKind::Sidecar
-            } else {
-                kind
-            };
-        let (env_key, env_node) = match y.get_entry(node, "env") {
+        let [name_entry, restart, env_entry, env_from, image, resources] = y.get_entries(
+            node,
+            [
+                "name",
+                "restartPolicy",
+                "env",
+                "envFrom",
+                "image",
+                "resources",
+            ],
+        );
+        let value_str = |e: Option<(NodeId, NodeId)>| e.and_then(|(_, v)| y.str(v));
+        let kind = if kind == ContainerKind::Init && value_str(restart) == Some("Always") {
+            ContainerKind::Sidecar
+        } else {
+            kind
+        };
+        let (env_key, env_node) = match env_entry {
             Some((k, v)) => (Some(k), Some(v)),
             None => (None, None),
         };
         let env = env_node.map(|e| read_env(y, e)).unwrap_or_default();
-        let env_from = y
-            .get(node, "envFrom")
-            .map(|ef| {
+        let env_from = env_from
+            .map(|(_, ef)| {
                 y.items(ef)
                     .iter()
                     .map(|&item| EnvFrom {
@@ -318,10 +331,10 @@ impl Container {
         Container {
             node,
             kind,
-            name: name_entry.and_then(|(_, v)| y.str(v)).map(str::to_string),
+            name: value_str(name_entry).map(str::to_string),
             name_node: name_entry.map(|(_, v)| v),
-            image: y.get_str(node, "image").map(str::to_string),
-            resources: Resources::read(y, node),
+            image: value_str(image).map(str::to_string),
+            resources: Resources::from_entry(y, resources),
             env_key,
             env_node,
             env,
@@ -347,13 +360,14 @@ impl Container {
 fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
     let mut out = Vec::new();
     for &entry in y.items(env) {
-        let Some((_, name_node)) = y.get_entry(entry, "name") else {
+        let [name, value, value_from] = y.get_entries(entry, ["name", "value", "valueFrom"]);
+        let Some((_, name_node)) = name else {
             continue;
         };
         let Some(name) = y.str(name_node) else {
             continue;
         };
-        let value = if let Some(v) = y.get(entry, "value") {
+        let value = if let Some((_, v)) = value {
             match y.scalar(v) {
                 Some((text, style, _)) => EnvValue::Literal {
                     node: v,
@@ -363,7 +377,7 @@ fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
                 },
                 None => EnvValue::Other { node: v },
             }
-        } else if let Some(vf) = y.get(entry, "valueFrom") {
+        } else if let Some((_, vf)) = value_from {
             if let Some(rf) = y.get(vf, "resourceFieldRef") {
                 let s = |k: &str| {
                     y.get(rf, k)

@@ -42,7 +42,7 @@ pub struct ContainerCtx<'a, 'y> {
     pub pod: &'a Pod,
     pub c: &'a Container,
     pub eff: Effective,
-    pub go: GoView,
+    pub go: GoView<'a>,
     /// [`GoView::note`], written once for all of the container's Go findings.
     pub go_note: std::cell::OnceCell<String>,
     pub limit_ranges: &'a [&'a LimitRange],

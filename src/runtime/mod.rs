@@ -163,12 +163,12 @@ fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
     // whose first byte is not the last segment's (all it could be a prefix of) and whose last
     // byte is not the repository's (all it could be a suffix of) is passed over at once.
     let (first, end) = (last.as_bytes().first(), repo.as_bytes().last());
-    let matches = |name: &str| {
+    let may_match = |name: &&str| {
         let n = name.as_bytes();
-        if n.first() != first && n.last() != end {
-            return false;
-        }
-        last.strip_prefix(name)
+        n.first() == first || n.last() == end
+    };
+    let matches = |name: &&str| {
+        last.strip_prefix(*name)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_']))
             || (name.contains('/') && repo.ends_with(name))
             || (name.ends_with('-') && last.starts_with(name))
@@ -177,10 +177,10 @@ fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
     if let Some(n) = NON_GO_IMAGES.iter().find(|n| last == **n) {
         return Some((false, n));
     }
-    if let Some(n) = GO_IMAGES.iter().find(|n| matches(n)) {
+    if let Some(n) = GO_IMAGES.iter().find(|n| may_match(n) && matches(n)) {
         return Some((true, n));
     }
-    if let Some(n) = NON_GO_IMAGES.iter().find(|n| matches(n)) {
+    if let Some(n) = NON_GO_IMAGES.iter().find(|n| may_match(n) && matches(n)) {
         return Some((false, n));
     }
     // Projects that put the language in the name.
@@ -195,33 +195,113 @@ fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
 
 /// Whether a container runs Go, which Go version, and why we think so.
 #[derive(Debug, Clone)]
-pub struct GoView {
+pub struct GoView<'a> {
     pub is_go: bool,
-    pub why_go: String,
+    pub why_go: WhyGo<'a>,
     pub version: Option<GoVersion>,
-    pub why_version: String,
+    pub why_version: WhyVersion<'a>,
 }
 
-impl GoView {
+/// What decided whether a container runs Go. Kept as the facts rather than a sentence: every
+/// container is judged, and only those with a Go finding need it written out.
+#[derive(Debug, Clone, Copy)]
+pub enum WhyGo<'a> {
+    /// The runtime annotation: the container's name when it was the per-container key, and the
+    /// value (trimmed).
+    Annotation {
+        container: Option<&'a str>,
+        value: &'a str,
+    },
+    /// A `go-images` (true) or `non-go-images` (false) pattern of the config.
+    ConfigImages {
+        go: bool,
+        pattern: &'a str,
+    },
+    /// A Go runtime variable the container sets.
+    GoEnv(&'a str),
+    /// The built-in catalog of images: the image and the catalog's name for it.
+    Catalog {
+        go: bool,
+        image: &'a str,
+        name: &'static str,
+    },
+    AssumeGo {
+        on: bool,
+    },
+}
+
+/// Where the Go version came from.
+#[derive(Debug, Clone, Copy)]
+pub enum WhyVersion<'a> {
+    /// The go-version annotation, as written.
+    Annotation(&'a str),
+    /// A `go-versions` pattern of the config, or (None) its `go-version`.
+    Config(Option<&'a str>, GoVersion),
+    Unknown,
+}
+
+impl std::fmt::Display for WhyGo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match *self {
+            WhyGo::Annotation { container, value } => {
+                write!(f, "of the annotation golint-k8s.io/runtime")?;
+                if let Some(name) = container {
+                    write!(f, ".{name}")?;
+                }
+                write!(f, ": {value}")
+            }
+            WhyGo::ConfigImages { go, pattern } => write!(
+                f,
+                "the image matches {}go-images {pattern:?}",
+                if go { "" } else { "non-" }
+            ),
+            WhyGo::GoEnv(name) => write!(f, "it sets the Go runtime variable {name}"),
+            WhyGo::Catalog { go, image, name } => write!(
+                f,
+                "the image {image} is a known {}Go program ({name})",
+                if go { "" } else { "non-" }
+            ),
+            WhyGo::AssumeGo { on: true } => {
+                write!(
+                    f,
+                    "assume-go is on (the default) and nothing says otherwise"
+                )
+            }
+            WhyGo::AssumeGo { on: false } => write!(f, "assume-go is off"),
+        }
+    }
+}
+
+impl std::fmt::Display for WhyVersion<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        match *self {
+            WhyVersion::Annotation(raw) => {
+                write!(f, "annotation golint-k8s.io/go-version: {raw:?}")
+            }
+            WhyVersion::Config(Some(pattern), g) => write!(f, "config go-versions {pattern:?} {g}"),
+            WhyVersion::Config(None, g) => write!(f, "config go-version {g}"),
+            WhyVersion::Unknown => write!(f, "unknown"),
+        }
+    }
+}
+
+impl<'a> GoView<'a> {
     pub fn decide(
-        y: &Yaml,
+        y: &'a Yaml,
         obj: &Object,
         spec: &PodSpecRef,
-        c: &Container,
-        cfg: &Config,
-    ) -> GoView {
+        c: &'a Container,
+        cfg: &'a Config,
+    ) -> GoView<'a> {
         let (is_go, why_go) = detect_go(y, obj, spec, c, cfg);
         let (version, why_version) =
             match container_annotation(y, obj, spec, c, "golint-k8s.io/go-version")
                 .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
             {
-                Some((g, raw)) => (
-                    Some(g),
-                    format!("annotation golint-k8s.io/go-version: {raw:?}"),
-                ),
+                Some((g, raw)) => (Some(g), WhyVersion::Annotation(raw)),
                 None => match cfg.go_version_for(c.image.as_deref()) {
-                    Some((g, why)) => (Some(g), format!("{why} {g}")),
-                    None => (None, "unknown".to_string()),
+                    Some((g, pattern)) => (Some(g), WhyVersion::Config(pattern, g)),
+                    None => (None, WhyVersion::Unknown),
                 },
             };
         GoView {
@@ -243,43 +323,38 @@ impl GoView {
 
     /// The note every Go-only finding carries.
     pub fn note(&self) -> String {
-        let version = match self.version {
-            Some(v) => format!("Go {v} ({})", self.why_version),
-            None => "Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)".to_string(),
-        };
-        format!("judged Go because {}; {version}", self.why_go)
+        match self.version {
+            Some(v) => format!(
+                "judged Go because {}; Go {v} ({})",
+                self.why_go, self.why_version
+            ),
+            None => format!("judged Go because {}; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)", self.why_go),
+        }
     }
 }
 
-fn detect_go(
-    y: &Yaml,
+fn detect_go<'a>(
+    y: &'a Yaml,
     obj: &Object,
     spec: &PodSpecRef,
-    c: &Container,
-    cfg: &Config,
-) -> (bool, String) {
+    c: &'a Container,
+    cfg: &'a Config,
+) -> (bool, WhyGo<'a>) {
     if let Some((v, _, per_container)) =
         container_annotation(y, obj, spec, c, "golint-k8s.io/runtime")
     {
-        let key = if per_container {
-            format!("golint-k8s.io/runtime.{}", c.display_name())
-        } else {
-            "golint-k8s.io/runtime".to_string()
-        };
+        let container = per_container.then(|| c.display_name());
         match v.trim() {
-            "go" => return (true, format!("of the annotation {key}: go")),
-            other if !other.is_empty() => {
-                return (false, format!("of the annotation {key}: {other}"))
-            }
-            _ => {}
+            "" => {}
+            value => return (value == "go", WhyGo::Annotation { container, value }),
         }
     }
     if let Some(image) = &c.image {
-        if let Some(p) = cfg.go_images.matching(image) {
-            return (true, format!("the image matches go-images {p:?}"));
+        if let Some(pattern) = cfg.go_images.matching(image) {
+            return (true, WhyGo::ConfigImages { go: true, pattern });
         }
-        if let Some(p) = cfg.non_go_images.matching(image) {
-            return (false, format!("the image matches non-go-images {p:?}"));
+        if let Some(pattern) = cfg.non_go_images.matching(image) {
+            return (false, WhyGo::ConfigImages { go: false, pattern });
         }
     }
     if let Some(v) = c
@@ -287,31 +362,14 @@ fn detect_go(
         .iter()
         .find(|e| GO_ENV_VARS.contains(&e.name.as_str()))
     {
-        return (true, format!("it sets the Go runtime variable {}", v.name));
+        return (true, WhyGo::GoEnv(&v.name));
     }
     if let Some(image) = &c.image {
         if let Some((go, name)) = catalog_match(image) {
-            return if go {
-                (
-                    true,
-                    format!("the image {image} is a known Go program ({name})"),
-                )
-            } else {
-                (
-                    false,
-                    format!("the image {image} is a known non-Go program ({name})"),
-                )
-            };
+            return (go, WhyGo::Catalog { go, image, name });
         }
     }
-    if cfg.assume_go {
-        (
-            true,
-            "assume-go is on (the default) and nothing says otherwise".to_string(),
-        )
-    } else {
-        (false, "assume-go is off".to_string())
-    }
+    (cfg.assume_go, WhyGo::AssumeGo { on: cfg.assume_go })
 }
 
 /// `strconv.ParseInt(s, 10, bits)`: one optional sign, ASCII digits, no spaces or underscores.

@@ -605,6 +605,40 @@ impl<'a> Yaml<'a> {
             .find(|(k, _)| self.str(*k).is_some_and(&is_key))
     }
 
+    /// The entries for several keys, each as [`Yaml::get_entry`] finds it, in one pass over the
+    /// mapping: reading a container looks up most of its keys.
+    pub fn get_entries<const N: usize>(
+        &self,
+        map: NodeId,
+        keys: [&str; N],
+    ) -> [Option<(NodeId, NodeId)>; N] {
+        let mut found = [None; N];
+        let Some(r) = self.resolve(map) else {
+            return found;
+        };
+        let NodeKind::Mapping { entries, .. } = &self.nodes[r as usize].kind else {
+            return found;
+        };
+        let mut has_merge = false;
+        for &(k, v) in entries {
+            let NodeKind::Scalar { value, style, .. } = &self.nodes[k as usize].kind else {
+                continue;
+            };
+            has_merge |= *style == Style::Plain && value == "<<";
+            if let Some(i) = keys.iter().position(|key| value == key) {
+                found[i].get_or_insert((k, v));
+            }
+        }
+        if has_merge {
+            for (slot, key) in found.iter_mut().zip(keys) {
+                if slot.is_none() {
+                    *slot = self.get_entry(r, key);
+                }
+            }
+        }
+        found
+    }
+
     pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
         self.get_entry(map, key).map(|(_, v)| v)
     }
@@ -663,6 +697,35 @@ mod tests {
         assert!(y.is_alias(yy));
         assert_eq!(y.get_str(yy, "memory"), Some("1Gi"));
         assert!(y.duplicates.is_empty());
+    }
+
+    #[test]
+    fn several_keys_in_one_pass_find_what_each_lookup_finds() {
+        // Explicit keys, duplicates, merge keys before and after, a merge-only key, a key that
+        // is not a string, an alias of a mapping and a missing key.
+        let text = "base: &b {cpu: 1, memory: 1Gi, extra: m}\n\
+                    x:\n  <<: *b\n  cpu: 2\n  cpu: 3\n\
+                    w:\n  cpu: 4\n  <<: *b\n\
+                    v: {? [cpu] : 1, memory: 5, memory: 6}\n\
+                    u: *b\n\
+                    t: plain\n";
+        let y = parse(text, 0);
+        let root = y.docs[0].root.unwrap();
+        let keys = ["cpu", "memory", "extra", "absent", "<<"];
+        let mut checked = 0;
+        for (_, map) in y.entries(root) {
+            let one_pass = y.get_entries(map, keys);
+            for (found, key) in one_pass.iter().zip(keys) {
+                assert_eq!(
+                    *found,
+                    y.get_entry(map, key),
+                    "{key} in {}",
+                    &text[y.span(map)]
+                );
+                checked += usize::from(found.is_some());
+            }
+        }
+        assert!(checked >= 12, "{checked}");
     }
 
     #[test]
