@@ -8,7 +8,7 @@
 use crate::diagnostic::Edit;
 use crate::k8s::container::Container;
 use crate::source::Source;
-use crate::yaml::{NodeId, NodeKind, Yaml};
+use crate::yaml::{IndentSteps, NodeId, NodeKind, Yaml};
 
 use super::{content_end, quote};
 
@@ -144,26 +144,25 @@ impl Indents {
     /// Read the indentation from the file itself: the most common indent of nested mappings and
     /// of block sequences under a key. Files with no nesting get two spaces, indented sequences.
     pub fn detect(src: &Source, y: &Yaml) -> Indents {
-        // Counted in parallel for one large stream: the first fix that needs the layout waits
-        // for it, and so does every other thread.
-        let (units, seqs) = if y.nodes.len() >= crate::lint::PARALLEL_NODES {
-            use rayon::prelude::*;
-            y.nodes
-                .par_chunks(16_384)
-                .map(|nodes| indent_counts(src, y, nodes))
-                .reduce(
-                    || ([0; 9], [0; 9]),
-                    |mut a, b| {
-                        (0..9).for_each(|i| {
-                            a.0[i] += b.0[i];
-                            a.1[i] += b.1[i];
-                        });
+        // The fast parser counts the steps as it reads. Its columns leave out a byte-order mark,
+        // which the counts from the tree include on the first line, so such a file is walked.
+        let steps = match y.indent_steps {
+            Some(steps) if src.bom_len == 0 => steps,
+            // Counted in parallel for one large stream: the first fix that needs the layout
+            // waits for it, and so does every other thread.
+            _ if y.nodes.len() >= crate::lint::PARALLEL_NODES => {
+                use rayon::prelude::*;
+                y.nodes
+                    .par_chunks(16_384)
+                    .map(|nodes| y.walk_indent_steps(&src.text, nodes))
+                    .reduce(IndentSteps::default, |mut a, b| {
+                        a.add(&b);
                         a
-                    },
-                )
-        } else {
-            indent_counts(src, y, &y.nodes)
+                    })
+            }
+            _ => y.walk_indent_steps(&src.text, &y.nodes),
         };
+        let (units, seqs) = (steps.mappings, steps.sequences);
         let most = |counts: &[usize; 9], default: usize| {
             let (best, n) = counts
                 .iter()
@@ -184,70 +183,6 @@ impl Indents {
     }
 }
 
-/// How often each indentation step appears in `nodes`: (nested mappings, block sequences under a
-/// key), indexed by the step in columns.
-fn indent_counts(src: &Source, y: &Yaml, nodes: &[crate::yaml::Node]) -> ([usize; 9], [usize; 9]) {
-    let text = src.text.as_str();
-    let bytes = text.as_bytes();
-    let mut units = [0usize; 9];
-    let mut seqs = [0usize; 9];
-    // This walks every entry of the file, so positions are found by looking at the few bytes
-    // around them: a key and its nested value are a short line apart, and lines are short. (A
-    // binary search of the line index for each was most of this function's cost.)
-    // Plain loops rather than memchr: the distances are a few bytes, below its set-up cost.
-    let col = |pos: usize| {
-        bytes[..pos]
-            .iter()
-            .rev()
-            .position(|&b| b == b'\n')
-            .unwrap_or(pos)
-    };
-    for node in nodes {
-        let NodeKind::Mapping {
-            entries,
-            flow: false,
-        } = &node.kind
-        else {
-            continue;
-        };
-        for &(k, v) in entries {
-            let key_at = y.span(k).start;
-            // Whether the nested value starts on a later line than the key, and how much
-            // further right it starts.
-            let step = |at: usize| {
-                // The last line break before the value is also where the value's line starts.
-                let nl = bytes.get(key_at..at)?.iter().rposition(|&b| b == b'\n')?;
-                Some((at - (key_at + nl + 1)).saturating_sub(col(key_at)))
-            };
-            match &y.node(v).kind {
-                NodeKind::Mapping {
-                    entries: inner,
-                    flow: false,
-                } => {
-                    if let Some(&(ik, _)) = inner.first() {
-                        if let Some(d) = step(y.span(ik).start) {
-                            if (1..units.len()).contains(&d) {
-                                units[d] += 1;
-                            }
-                        }
-                    }
-                }
-                NodeKind::Sequence { items, flow: false } => {
-                    if let Some(dash) = items.first().and_then(|&i| dash_before(text, y, i)) {
-                        if let Some(d) = step(dash) {
-                            if d < seqs.len() {
-                                seqs[d] += 1;
-                            }
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    (units, seqs)
-}
-
 fn line_start(text: &str, pos: usize) -> usize {
     text[..pos].rfind('\n').map_or(0, |i| i + 1)
 }
@@ -266,12 +201,6 @@ fn on_later_line(text: &str, a: usize, b: usize) -> bool {
 }
 
 /// The `-` that introduces a block sequence item (it may sit on an earlier line than the item).
-fn dash_before(text: &str, y: &Yaml, item: NodeId) -> Option<usize> {
-    let start = y.span(item).start;
-    let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
-    before.ends_with('-').then(|| before.len() - 1)
-}
-
 impl Layout<'_> {
     /// A key (or a plain string such as an env name) as this file writes it in flow style.
     fn word(&self, w: &str) -> String {
@@ -397,7 +326,7 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                 let last = *items
                     .last()
                     .ok_or("not fixed automatically: empty env list")?;
-                let dash = dash_before(text, y, last).ok_or(
+                let dash = y.dash_before(text, last).ok_or(
                     "not fixed automatically: cannot tell where the env list's items start",
                 )?;
                 let indent = &text[line_start(text, dash)..dash];

@@ -455,6 +455,54 @@ impl Quantity {
     /// capped there, as apimachinery does (`8Ei` is 9223372036854775807); decimal values are not
     /// capped by apimachinery and are kept exactly up to about 1.7e29 units.
     pub fn parse(text: &str) -> Result<Quantity, QuantityError> {
+        // Nearly every quantity in a manifest is a short run of digits and a common suffix;
+        // those skip the general parser's 128-bit decimal arithmetic.
+        if let Some(q) = Quantity::parse_common(text) {
+            return Ok(q);
+        }
+        Quantity::parse_general(text)
+    }
+
+    /// `[0-9]{1,12}` and a suffix of `m`, none, `k`, `M`, `G`, `T`, `Ki`, `Mi`, `Gi` or `Ti`:
+    /// exactly what [`Quantity::parse_general`] gives for it, or None for anything else.
+    fn parse_common(text: &str) -> Option<Quantity> {
+        let b = text.as_bytes();
+        let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+        if digits == 0 || digits > 12 {
+            return None;
+        }
+        let units = b[..digits]
+            .iter()
+            .fold(0i128, |n, &d| n * 10 + i128::from(d - b'0'));
+        let (nanos, format) = match &b[digits..] {
+            b"m" => (units * NANOS_PER_MILLI, Format::DecimalSI),
+            b"" => (units * NANOS_PER_UNIT, Format::DecimalSI),
+            b"k" => (units * NANOS_PER_UNIT * 1_000, Format::DecimalSI),
+            b"M" => (units * NANOS_PER_UNIT * 1_000_000, Format::DecimalSI),
+            b"G" => (units * NANOS_PER_UNIT * 1_000_000_000, Format::DecimalSI),
+            b"T" => (
+                units * NANOS_PER_UNIT * 1_000_000_000_000,
+                Format::DecimalSI,
+            ),
+            b"Ki" => ((units << 10) * NANOS_PER_UNIT, Format::BinarySI),
+            b"Mi" => ((units << 20) * NANOS_PER_UNIT, Format::BinarySI),
+            b"Gi" => ((units << 30) * NANOS_PER_UNIT, Format::BinarySI),
+            b"Ti" => ((units << 40) * NANOS_PER_UNIT, Format::BinarySI),
+            _ => return None,
+        };
+        // Twelve digits times 2^40 can pass apimachinery's MaxInt64 cap: those take the long way.
+        if format == Format::BinarySI && nanos as u128 > BINARY_CAP_NANOS {
+            return None;
+        }
+        Some(Quantity {
+            nanos,
+            format,
+            exact: true,
+            saturated: false,
+        })
+    }
+
+    fn parse_general(text: &str) -> Result<Quantity, QuantityError> {
         if text.is_empty() {
             return Err(QuantityError::Empty);
         }
@@ -719,6 +767,43 @@ mod tests {
             Ok(v) => panic!("{text:?} should not parse, got {v:?}"),
             Err(e) => e,
         }
+    }
+
+    #[test]
+    fn common_forms_parse_exactly_as_the_general_parser() {
+        // Every field (the Debug text), not just the value: the format and the flags matter too.
+        let numbers = [
+            "0",
+            "1",
+            "7",
+            "00",
+            "0100",
+            "512",
+            "999999999",
+            "9223372",
+            "8388607",
+            "8388608",
+            "999999999999",
+            "1000000000000",
+            "123456789012",
+            "4294967296",
+        ];
+        let suffixes = [
+            "", "m", "k", "M", "G", "T", "Ki", "Mi", "Gi", "Ti", "P", "Pi", "E", "Ei", "n", "u",
+            "e3", "K", "mi", "i", " ", ".5",
+        ];
+        let mut fast = 0;
+        for n in numbers {
+            for s in suffixes {
+                for text in [format!("{n}{s}"), format!("+{n}{s}"), format!("-{n}{s}")] {
+                    let general = format!("{:?}", Quantity::parse_general(&text));
+                    assert_eq!(format!("{:?}", Quantity::parse(&text)), general, "{text}");
+                    fast += usize::from(Quantity::parse_common(&text).is_some());
+                }
+            }
+        }
+        // The shortcut did take most of the plain forms.
+        assert!(fast > 100, "{fast}");
     }
 
     #[test]

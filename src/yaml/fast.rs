@@ -21,7 +21,7 @@
 
 use std::borrow::Cow;
 
-use super::{Builder, NodeId, NodeKind, Style, Yaml};
+use super::{Builder, IndentSteps, NodeId, NodeKind, Style, Yaml};
 
 /// The reference parser rejects deeper nesting; well below it, the fast path hands over.
 const DEPTH_LIMIT: usize = 64;
@@ -61,6 +61,7 @@ pub(super) fn parse(text: &str, base: usize) -> Option<Yaml<'_>> {
         out: Builder::new(text, base),
         depth: 0,
     };
+    p.out.y.indent_steps = Some(IndentSteps::default());
     p.stream().ok()?;
     Some(p.out.y)
 }
@@ -126,6 +127,9 @@ fn cut_points(b: &[u8]) -> Vec<usize> {
 /// Append a piece's tree, shifting its node ids and document numbers past what is already there.
 fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
     all.has_aliases |= piece.has_aliases;
+    if let (Some(all), Some(piece)) = (all.indent_steps.as_mut(), &piece.indent_steps) {
+        all.add(piece);
+    }
     let shift = all.nodes.len() as NodeId;
     let docs = all.docs.len();
     for mut node in piece.nodes {
@@ -486,10 +490,16 @@ impl<'a> Scan<'a> {
             let next = if self.eol(v) || self.b[v] == b'#' {
                 let next = self.finish_line(colon + 1)?;
                 if next.within(col) {
-                    self.node(next.pos, next.indent, Some(col), true)?
+                    let value = self.out.y.nodes.len();
+                    let after = self.node(next.pos, next.indent, Some(col), true)?;
+                    self.count_step(value, next.indent - col);
+                    after
                 } else if !next.end && next.indent == col && self.is_dash(next.pos) {
                     // An indentless sequence: `key:` then `- item` at the key's column.
-                    self.sequence(next.pos, col, true)?
+                    let value = self.out.y.nodes.len();
+                    let after = self.sequence(next.pos, col, true)?;
+                    self.count_step(value, 0);
+                    after
                 } else {
                     let r = self.span(colon..colon);
                     self.out.scalar(Cow::Borrowed("~"), Style::Plain, r);
@@ -509,6 +519,25 @@ impl<'a> Scan<'a> {
         self.out.close(self.span(next.pos..next.pos));
         self.depth -= 1;
         Ok(next)
+    }
+
+    /// Count the indentation step of a key's value that started on a later line, `step` columns
+    /// right of the key (see [`IndentSteps`]): the value is the node made at index `value`, and
+    /// a block mapping's first key or a block sequence's first dash starts where it does.
+    fn count_step(&mut self, value: usize, step: usize) {
+        let y = &mut self.out.y;
+        let Some(steps) = y.indent_steps.as_mut() else {
+            return;
+        };
+        match y.nodes.get(value).map(|n| &n.kind) {
+            Some(NodeKind::Mapping { flow: false, .. }) if (1..9).contains(&step) => {
+                steps.mappings[step] += 1;
+            }
+            Some(NodeKind::Sequence { flow: false, .. }) if step < 9 => {
+                steps.sequences[step] += 1;
+            }
+            _ => {}
+        }
     }
 
     /// A key at `at` (plain or quoted, on one line): emits it and returns the position of its `:`.

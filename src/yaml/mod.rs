@@ -112,6 +112,28 @@ pub struct Yaml<'a> {
     /// Whether any node is an alias (`*name`). Most files have none, and the checks for edits
     /// inside aliased nodes then need not walk every node.
     pub has_aliases: bool,
+    /// The indentation steps under keys, when the parser counted them on its way (the fast path
+    /// does); otherwise [`Yaml::walk_indent_steps`] counts them from the tree.
+    pub indent_steps: Option<IndentSteps>,
+}
+
+/// How often each indentation step appears under a key in block style, indexed by the step in
+/// columns: a nested block mapping's first key right of its parent key (1 to 8), and a block
+/// sequence's first dash right of its parent key (0 to 8). Fixes indent what they insert by the
+/// most common ones.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct IndentSteps {
+    pub mappings: [usize; 9],
+    pub sequences: [usize; 9],
+}
+
+impl IndentSteps {
+    pub fn add(&mut self, other: &IndentSteps) {
+        for i in 0..9 {
+            self.mappings[i] += other.mappings[i];
+            self.sequences[i] += other.sequences[i];
+        }
+    }
 }
 
 fn style_of(s: ScalarStyle) -> Style {
@@ -637,6 +659,86 @@ impl<'a> Yaml<'a> {
             }
         }
         found
+    }
+
+    /// Count [`IndentSteps`] over `nodes` (all of this tree's or a slice of them). `text` is the
+    /// text the spans index (with its byte-order mark, if any).
+    pub fn walk_indent_steps(&self, text: &str, nodes: &[Node]) -> IndentSteps {
+        let bytes = text.as_bytes();
+        let mut steps = IndentSteps::default();
+        // Positions are found by looking at the few bytes around them (a key and its nested value
+        // are a short line apart), with plain loops: memchr's set-up costs more at these lengths.
+        let col = |pos: usize| {
+            bytes[..pos]
+                .iter()
+                .rev()
+                .position(|&b| b == b'\n')
+                .unwrap_or(pos)
+        };
+        for node in nodes {
+            let NodeKind::Mapping {
+                entries,
+                flow: false,
+            } = &node.kind
+            else {
+                continue;
+            };
+            for &(k, v) in entries {
+                let key_at = self.span(k).start;
+                // How much further right than the key the nested value starts, when it starts
+                // on a later line; the last line break before it is also where its line starts.
+                let step = |at: usize| {
+                    let nl = bytes.get(key_at..at)?.iter().rposition(|&b| b == b'\n')?;
+                    Some((at - (key_at + nl + 1)).saturating_sub(col(key_at)))
+                };
+                match &self.node(v).kind {
+                    NodeKind::Mapping {
+                        entries: inner,
+                        flow: false,
+                    } => {
+                        if let Some(d) =
+                            inner.first().and_then(|&(ik, _)| step(self.span(ik).start))
+                        {
+                            if (1..9).contains(&d) {
+                                steps.mappings[d] += 1;
+                            }
+                        }
+                    }
+                    NodeKind::Sequence { items, flow: false } if !items.is_empty() => {
+                        // The first dash starts the line the sequence starts on: a block
+                        // sequence starts at that dash, an indentless one (`key:` then `- item`
+                        // at the key's column) right after it. (Looking back from the first item
+                        // instead mistook the `-` of a `>-` block scalar for the dash, and
+                        // missed the dash before a `|` one.)
+                        let start = self.span(v).start;
+                        let line = bytes[..start]
+                            .iter()
+                            .rposition(|&b| b == b'\n')
+                            .map_or(0, |i| i + 1);
+                        let dash = bytes[line..start]
+                            .iter()
+                            .chain(bytes.get(start))
+                            .position(|&b| b != b' ')
+                            .map(|i| line + i)
+                            .filter(|&at| bytes[at] == b'-');
+                        if let Some(d) = dash.and_then(step) {
+                            if d < 9 {
+                                steps.sequences[d] += 1;
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        steps
+    }
+
+    /// The `-` of a block sequence item: the last character before it other than white space.
+    pub fn dash_before(&self, text: &str, item: NodeId) -> Option<usize> {
+        let start = self.span(item).start;
+        let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
+        before.ends_with('-').then(|| before.len() - 1)
     }
 
     pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
