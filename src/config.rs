@@ -35,10 +35,9 @@ impl GoVersion {
         let mut parts = s.split('.');
         let major: u32 = parts.next()?.parse().ok()?;
         let minor_raw = parts.next()?;
-        let digits: String = minor_raw
-            .chars()
-            .take_while(|c| c.is_ascii_digit())
-            .collect();
+        let digits = minor_raw
+            .find(|c: char| !c.is_ascii_digit())
+            .map_or(minor_raw, |end| &minor_raw[..end]);
         let minor: u32 = digits.parse().ok()?;
         if major == 0 {
             return None;

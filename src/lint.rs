@@ -136,10 +136,14 @@ pub fn lint_source_with(
     let findings: Vec<Finding> = if diagnostics.len() >= PARALLEL_FINDINGS {
         diagnostics
             .into_par_iter()
-            .map(|d| position(&src, d))
+            .map_init(|| 0, |line, d| position(&src, line, d))
             .collect()
     } else {
-        diagnostics.into_iter().map(|d| position(&src, d)).collect()
+        let mut line = 0;
+        diagnostics
+            .into_iter()
+            .map(|d| position(&src, &mut line, d))
+            .collect()
     };
     let name = src.name.clone();
     let origin = src.origin.clone();
@@ -152,15 +156,24 @@ pub fn lint_source_with(
     }
 }
 
-fn position(src: &Source, d: Diagnostic) -> Finding {
-    let start = src.line_col(d.range.start);
-    let end = src.line_col(d.range.end);
+/// Line and column of a diagnostic and its edits. The diagnostics come sorted, and edits sit
+/// near their finding: `line`, the line of the last lookup, saves most searches of the index.
+fn position(src: &Source, line: &mut usize, d: Diagnostic) -> Finding {
+    let start = src.line_col_near(line, d.range.start);
+    let end = src.line_col_near(line, d.range.end);
     let edit_positions = d
         .fix
         .iter()
         .flat_map(|f| f.edits.iter())
-        .map(|e| (src.line_col(e.range.start), src.line_col(e.range.end)))
+        .map(|e| {
+            (
+                src.line_col_near(line, e.range.start),
+                src.line_col_near(line, e.range.end),
+            )
+        })
         .collect();
+    // Back to the finding's own line: the next finding starts at or after it.
+    *line = start.0 - 1;
     Finding {
         diagnostic: d,
         start,
@@ -400,10 +413,13 @@ impl FileCtx<'_, '_> {
             finish(diags, doc, obj);
             return out;
         };
-        annotation_suppressions(y, obj, &spec, doc, &mut out.suppressions);
+        // The pod's `annotations` mappings, found once for its suppressions and every container.
+        let annotations = k8s::annotation_maps(y, obj, spec.template_metadata);
+        annotation_suppressions(y, obj, &annotations, doc, &mut out.suppressions);
         let pod = Pod::read(y, spec);
         let ns = obj.effective_namespace();
         let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
+        let whole_cores = std::cell::OnceCell::new();
         for c in &pod.containers {
             out.containers += 1;
             let start = diags.len();
@@ -415,8 +431,9 @@ impl FileCtx<'_, '_> {
                 pod: &pod,
                 c,
                 eff: pod.effective(c, &lrs),
-                go: GoView::decide(y, obj, &spec, c, cfg),
+                go: GoView::decide(y, &annotations, c, cfg),
                 go_note: Default::default(),
+                whole_cores: &whole_cores,
                 limit_ranges: &lrs,
                 config_maps,
                 fx,
@@ -447,7 +464,7 @@ fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object) {
 fn annotation_suppressions(
     y: &Yaml,
     obj: &Object,
-    spec: &k8s::PodSpecRef,
+    maps: &[Option<crate::yaml::NodeId>; 2],
     doc: usize,
     out: &mut Vec<Suppression>,
 ) {
@@ -463,8 +480,7 @@ fn annotation_suppressions(
             doc,
         });
     };
-    let maps = k8s::annotation_maps(y, obj, spec.template_metadata);
-    if let Some(v) = k8s::annotation_in(y, &maps, "golint-k8s.io/ignore") {
+    if let Some(v) = k8s::annotation_in(y, maps, "golint-k8s.io/ignore") {
         add(v, None);
     }
     // Per-container annotations: one key per container name that appears in the pod.

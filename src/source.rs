@@ -159,7 +159,29 @@ impl Source {
     /// 1-based line and column (columns count Unicode scalar values) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
-        let line = self.line_index(offset);
+        self.line_col_on(self.line_index(offset), offset)
+    }
+
+    /// [`Source::line_col`] for offsets that mostly come in order or close together (a file's
+    /// sorted findings and their edits): `line` is the 0-based line of the last lookup, tried
+    /// first along with the next one before searching the whole index.
+    pub fn line_col_near(&self, line: &mut usize, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let on = |l: usize| {
+            self.line_starts.get(l).is_some_and(|&s| s <= offset)
+                && self.line_starts.get(l + 1).is_none_or(|&n| offset < n)
+        };
+        if !on(*line) {
+            *line = if on(*line + 1) {
+                *line + 1
+            } else {
+                self.line_index(offset)
+            };
+        }
+        self.line_col_on(*line, offset)
+    }
+
+    fn line_col_on(&self, line: usize, offset: usize) -> (usize, usize) {
         let start = self.line_starts[line];
         let col = self.text.get(start..offset).map_or_else(
             || offset - start,
@@ -209,6 +231,31 @@ mod tests {
 
     fn src(t: &str) -> Source {
         Source::from_text(Origin::Stdin("-".into()), t.to_string())
+    }
+
+    #[test]
+    fn positions_near_the_last_are_the_positions() {
+        for text in [
+            "",
+            "\n",
+            "a: 1\nb: 2\n",
+            "a: 1\r\n\r\nb: é\r\n  c: 😀 x\n",
+            "\u{feff}k: v\nno final break",
+        ] {
+            let s = src(text);
+            let offsets: Vec<usize> = (0..=text.len() + 2).collect();
+            // In order, backwards, and jumping about, from every starting line.
+            let jumps: Vec<usize> = offsets.iter().map(|o| o * 7 % (text.len() + 3)).collect();
+            let reversed: Vec<usize> = offsets.iter().rev().copied().collect();
+            for order in [&offsets, &reversed, &jumps] {
+                for first in 0..s.line_count() {
+                    let mut line = first;
+                    for &o in order {
+                        assert_eq!(s.line_col_near(&mut line, o), s.line_col(o), "{text:?} {o}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use super::limitrange::LimitRange;
 use super::quantity::Quantity;
-use super::{annotation_in, annotation_maps, annotation_where, Object, PodSpecRef};
+use super::{annotation_in, annotation_where, PodSpecRef};
 use crate::yaml::{NodeId, Style, Yaml, Yaml11};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -540,17 +540,15 @@ impl Pod {
     }
 }
 
-/// An annotation for one container (`key.<container>`), falling back to the pod-wide `key`.
+/// An annotation for one container (`key.<container>`), falling back to the pod-wide `key`, in
+/// the pod's `annotations` mappings (see [`super::annotation_maps`]).
 pub fn container_annotation<'y>(
     y: &'y Yaml,
-    obj: &Object,
-    spec: &PodSpecRef,
+    maps: &[Option<NodeId>; 2],
     c: &Container,
     key: &str,
 ) -> Option<(&'y str, NodeId, bool)> {
-    // Each `annotations` mapping is found once for both keys: this runs twice for every container.
-    let maps = annotation_maps(y, obj, spec.template_metadata);
-    if maps == [None, None] {
+    if *maps == [None, None] {
         return None;
     }
     if let Some(name) = &c.name {
@@ -560,9 +558,9 @@ pub fn container_annotation<'y>(
                 .and_then(|rest| rest.strip_prefix('.'))
                 .is_some_and(|rest| rest == name)
         };
-        if let Some((v, n)) = annotation_where(y, &maps, per_container) {
+        if let Some((v, n)) = annotation_where(y, maps, per_container) {
             return Some((v, n, true));
         }
     }
-    annotation_in(y, &maps, key).map(|(v, n)| (v, n, false))
+    annotation_in(y, maps, key).map(|(v, n)| (v, n, false))
 }

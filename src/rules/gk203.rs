@@ -18,7 +18,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let Some(limit) = &cx.eff.limit_cpu else {
         return;
     };
-    if cx.pod.is_guaranteed_whole_cores(cx.limit_ranges) {
+    if cx.guaranteed_whole_cores() {
         return;
     }
     let l = limit_millis(&limit.quantity);

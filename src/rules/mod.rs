@@ -45,6 +45,8 @@ pub struct ContainerCtx<'a, 'y> {
     pub go: GoView<'a>,
     /// [`GoView::note`], written once for all of the container's Go findings.
     pub go_note: std::cell::OnceCell<String>,
+    /// [`Pod::is_guaranteed_whole_cores`], worked out once for all of the pod's containers.
+    pub whole_cores: &'a std::cell::OnceCell<bool>,
     pub limit_ranges: &'a [&'a LimitRange],
     pub config_maps: &'a [ConfigMap],
     /// Writes fixes in the file's style (its layout is worked out once per file).
@@ -72,6 +74,14 @@ impl ContainerCtx<'_, '_> {
             (true, Some(n)) => n,
             _ => self.c.anchor_node(),
         }
+    }
+
+    /// Whether the pod is Guaranteed with whole-core CPU requests (see
+    /// [`Pod::is_guaranteed_whole_cores`]).
+    pub fn guaranteed_whole_cores(&self) -> bool {
+        *self
+            .whole_cores
+            .get_or_init(|| self.pod.is_guaranteed_whole_cores(self.limit_ranges))
     }
 
     pub fn who(&self) -> String {

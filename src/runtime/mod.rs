@@ -7,8 +7,7 @@ pub mod throttle;
 
 use crate::config::{Config, GoVersion};
 use crate::k8s::container::{container_annotation, Container};
-use crate::k8s::{Object, PodSpecRef};
-use crate::yaml::Yaml;
+use crate::yaml::{NodeId, Yaml};
 
 pub const GO_1_16: GoVersion = GoVersion::new(1, 16);
 pub const GO_1_19: GoVersion = GoVersion::new(1, 19);
@@ -286,16 +285,16 @@ impl std::fmt::Display for WhyVersion<'_> {
 }
 
 impl<'a> GoView<'a> {
+    /// `annotations`: the pod's annotation mappings (see [`crate::k8s::annotation_maps`]).
     pub fn decide(
         y: &'a Yaml,
-        obj: &Object,
-        spec: &PodSpecRef,
+        annotations: &[Option<NodeId>; 2],
         c: &'a Container,
         cfg: &'a Config,
     ) -> GoView<'a> {
-        let (is_go, why_go) = detect_go(y, obj, spec, c, cfg);
+        let (is_go, why_go) = detect_go(y, annotations, c, cfg);
         let (version, why_version) =
-            match container_annotation(y, obj, spec, c, "golint-k8s.io/go-version")
+            match container_annotation(y, annotations, c, "golint-k8s.io/go-version")
                 .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
             {
                 Some((g, raw)) => (Some(g), WhyVersion::Annotation(raw)),
@@ -335,13 +334,12 @@ impl<'a> GoView<'a> {
 
 fn detect_go<'a>(
     y: &'a Yaml,
-    obj: &Object,
-    spec: &PodSpecRef,
+    annotations: &[Option<NodeId>; 2],
     c: &'a Container,
     cfg: &'a Config,
 ) -> (bool, WhyGo<'a>) {
     if let Some((v, _, per_container)) =
-        container_annotation(y, obj, spec, c, "golint-k8s.io/runtime")
+        container_annotation(y, annotations, c, "golint-k8s.io/runtime")
     {
         let container = per_container.then(|| c.display_name());
         match v.trim() {

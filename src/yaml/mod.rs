@@ -535,6 +535,27 @@ impl<'a> Yaml<'a> {
     /// Entries of a mapping with merge keys applied: explicit entries first, then merged entries
     /// whose key is not already present (YAML merge semantics: explicit keys win).
     pub fn entries(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
+        // Most mappings are small and have no merge key: their entries are the written ones less
+        // repeated keys, found without building a set.
+        if let Some(NodeKind::Mapping { entries, .. }) =
+            self.resolve(map).map(|r| &self.nodes[r as usize].kind)
+        {
+            if entries.len() <= 16 && !entries.iter().any(|&(k, _)| self.is_merge_key(k)) {
+                let mut out: Vec<(NodeId, NodeId)> = Vec::with_capacity(entries.len());
+                for &(k, v) in entries {
+                    let key = self.str(k);
+                    if key.is_none() || !out.iter().any(|&(o, _)| self.str(o) == key) {
+                        out.push((k, v));
+                    }
+                }
+                return out;
+            }
+        }
+        self.entries_merged(map)
+    }
+
+    /// [`Yaml::entries`] through merge keys, with a set for wide mappings.
+    fn entries_merged(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
         let mut out = Vec::new();
         let mut budget = HOP_BUDGET;
         let mut seen = HashSet::new();
@@ -799,6 +820,29 @@ mod tests {
         assert!(y.is_alias(yy));
         assert_eq!(y.get_str(yy, "memory"), Some("1Gi"));
         assert!(y.duplicates.is_empty());
+    }
+
+    #[test]
+    fn entries_of_small_mappings_without_a_set_are_the_same() {
+        let text = "a: {x: 1, x: 2, y: 3, ? [k] : 4, ? [k] : 5, z: 6}\n\
+                    b: {p: 1, q: 2, p: 3}\n\
+                    c: &c {u: 1}\n\
+                    d: *c\n\
+                    e: {<<: *c, u: 2, v: 3}\n";
+        let y = parse(text, 0);
+        let root = y.docs[0].root.unwrap();
+        let mut maps = vec![root];
+        maps.extend(y.entries_merged(root).into_iter().map(|(_, v)| v));
+        for map in maps {
+            assert_eq!(
+                y.entries(map),
+                y.entries_merged(map),
+                "{}",
+                &text[y.span(map)]
+            );
+        }
+        let a = y.get(root, "a").unwrap();
+        assert_eq!(y.entries(a).len(), 5);
     }
 
     #[test]
