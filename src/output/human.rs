@@ -11,9 +11,10 @@ use miette::{
 
 use super::{doc_url, Run};
 use crate::diagnostic::Severity;
-use crate::lint::Finding;
+use crate::lint::{FileReport, Finding};
 use crate::rules::registry;
 use crate::source::Source;
+use rayon::prelude::*;
 
 /// Lets miette read the source without copying it per finding. The flag says whether the text
 /// has a carriage return that is not part of `\r\n` (miette counts it as a line break; the line
@@ -125,40 +126,57 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
         .with_width(opts.width)
         .with_links(false)
         .with_context_lines(1);
-    let mut total = 0;
-    for r in run.reports {
-        let lone_cr = r.source.as_ref().is_some_and(|s| has_lone_cr(&s.text));
-        for f in &r.findings {
-            total += 1;
-            let report = match &r.source {
-                Some(src) => build(&r.name, Text(src.clone(), lone_cr), f),
-                None => {
-                    // Not text (binary, too large): no snippet to show.
-                    let d = &f.diagnostic;
-                    writeln!(
-                        out,
-                        "{}: {} {}:{}:{}: {}",
-                        d.severity.as_str(),
-                        d.code,
-                        r.name,
-                        f.start.0,
-                        f.start.1,
-                        d.message
-                    )?;
-                    continue;
-                }
-            };
-            let mut s = String::new();
-            handler
-                .render_report(&mut s, &report)
-                .map_err(std::io::Error::other)?;
-            out.write_all(s.as_bytes())?;
+    // Each finding is rendered on its own (miette's wrapping of the notes is most of a run's
+    // time), so they are rendered on every thread, a bounded chunk at a time, and written in order.
+    let findings: Vec<(&FileReport, bool, &Finding)> = run
+        .reports
+        .iter()
+        .flat_map(|r| {
+            let lone_cr = r.source.as_ref().is_some_and(|s| has_lone_cr(&s.text));
+            r.findings.iter().map(move |f| (r, lone_cr, f))
+        })
+        .collect();
+    let total = findings.len();
+    for chunk in findings.chunks(RENDER_CHUNK) {
+        let rendered: Vec<Result<String, std::fmt::Error>> = chunk
+            .par_iter()
+            .map(|&(r, lone_cr, f)| render(&handler, r, lone_cr, f))
+            .collect();
+        for s in rendered {
+            out.write_all(s.map_err(std::io::Error::other)?.as_bytes())?;
         }
     }
     if total > 0 && opts.summary {
         writeln!(out, "{}", summary_line(run))?;
     }
     Ok(())
+}
+
+/// Findings rendered at a time: enough for every thread, few enough to hold in memory.
+const RENDER_CHUNK: usize = 1024;
+
+fn render(
+    handler: &GraphicalReportHandler,
+    r: &FileReport,
+    lone_cr: bool,
+    f: &Finding,
+) -> Result<String, std::fmt::Error> {
+    let Some(src) = &r.source else {
+        // Not text (binary, too large): no snippet to show.
+        let d = &f.diagnostic;
+        return Ok(format!(
+            "{}: {} {}:{}:{}: {}\n",
+            d.severity.as_str(),
+            d.code,
+            r.name,
+            f.start.0,
+            f.start.1,
+            d.message
+        ));
+    };
+    let mut s = String::new();
+    handler.render_report(&mut s, &build(&r.name, Text(src.clone(), lone_cr), f))?;
+    Ok(s)
 }
 
 fn build(name: &str, src: Text, f: &Finding) -> Report {

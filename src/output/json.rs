@@ -226,6 +226,17 @@ fn numbers<const N: usize>(
     }
 }
 
+/// `value` as serde_json's pretty printer writes it `level` levels deep in a document (the
+/// first line without indentation, the closing bracket at the level's): to render the pieces of
+/// one large document separately.
+pub(crate) fn pretty_at<T: Serialize>(out: &mut Vec<u8>, value: &T, level: usize) {
+    // Writing to a Vec cannot fail, and these types always serialize.
+    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
+        &mut *out,
+        Pretty::at(level),
+    ));
+}
+
 /// A value nested in a finding, three levels deep, through serde's pretty layout.
 fn nested<T: Serialize>(out: &mut Vec<u8>, value: &T) {
     // Writing to a Vec cannot fail, and these types always serialize.

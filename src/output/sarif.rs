@@ -198,18 +198,28 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
 }
 
 pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
+    use rayon::prelude::*;
     let root = repo_root();
     let root_uri = format!(
         "file://{}/",
         encode_uri_path(root.to_string_lossy().trim_end_matches('/'))
     );
-    let mut results = Vec::new();
-    for report in run.reports {
-        let location = artifact_location(report, &root);
-        for f in &report.findings {
-            results.push(result(f, &location, &root));
-        }
-    }
+    // The results are most of the log: each is built and written on any thread, at its depth in
+    // the document (runs[0].results[i], four levels), and spliced into the rest, which serde
+    // writes around a placeholder. The bytes are those of the whole log written at once.
+    let results: Vec<Vec<u8>> = run
+        .reports
+        .par_iter()
+        .flat_map_iter(|report| {
+            let location = artifact_location(report, &root);
+            let root = &root;
+            report.findings.iter().map(move |f| {
+                let mut bytes = Vec::with_capacity(2048);
+                super::json::pretty_at(&mut bytes, &result(f, &location, root), 4);
+                bytes
+            })
+        })
+        .collect();
     let log = json!({
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -223,12 +233,37 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             }},
             "originalUriBaseIds": {BASE_ID: {"uri": root_uri}},
             "columnKind": "unicodeCodePoints",
-            "results": results,
+            "results": RESULTS_HERE,
         }],
     });
-    serde_json::to_writer_pretty(&mut *out, &log).map_err(std::io::Error::other)?;
+    let text = serde_json::to_vec_pretty(&log).map_err(std::io::Error::other)?;
+    let placeholder = format!("\"{RESULTS_HERE}\"");
+    let at = text
+        .windows(placeholder.len())
+        .position(|w| w == placeholder.as_bytes())
+        .ok_or_else(|| std::io::Error::other("the SARIF results placeholder is missing"))?;
+    out.write_all(&text[..at])?;
+    if results.is_empty() {
+        out.write_all(b"[]")?;
+    } else {
+        out.write_all(b"[")?;
+        for (i, r) in results.iter().enumerate() {
+            out.write_all(if i == 0 {
+                b"\n        "
+            } else {
+                b",\n        "
+            })?;
+            out.write_all(r)?;
+        }
+        out.write_all(b"\n      ]")?;
+    }
+    out.write_all(&text[at + placeholder.len()..])?;
     writeln!(out)
 }
+
+/// Stands for the results while the rest of the log is written. Found with its quotes, it cannot
+/// be confused with text inside another string (quotes there are escaped).
+const RESULTS_HERE: &str = "golint-k8s: results go here";
 
 #[cfg(test)]
 mod tests {
