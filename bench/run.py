@@ -161,6 +161,10 @@ def main():
         rows.append((label, "golint-k8s lint", docs, base, base_rss, 1.0, ""))
         t, rss, _ = timed([GOLINT, "lint", "--parse-only", path], runs)
         rows.append((label, "golint-k8s --parse-only", docs, t, rss, t / base, ""))
+        # The other two output formats users run: SARIF for code scanning, human by default.
+        for fmt in ("sarif", "human"):
+            t, rss, _ = timed([GOLINT, "lint", "--format", fmt, path], runs)
+            rows.append((label, "golint-k8s lint --format " + fmt, docs, t, rss, t / base, ""))
         t, rss, _ = timed([GOLINT, "fix", "--diff", "--unsafe-fixes", path], runs)
         rows.append((label, "golint-k8s fix --diff", docs, t, rss, t / base, ""))
         if os.path.isdir(path):

@@ -133,6 +133,11 @@ pub fn lint_source_with(
         }
         (diagnostics, stats)
     };
+    report(src, diagnostics, stats)
+}
+
+/// The report of a source from its checked diagnostics (see [`check_file`]).
+pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
     let findings: Vec<Finding> = if diagnostics.len() >= PARALLEL_FINDINGS {
         diagnostics
             .into_par_iter()

@@ -246,6 +246,11 @@ const STREAM_DIFF_LINES: usize = 20_000;
 /// the diff of the whole (a unit test compares the two). None: diff the whole text.
 fn stream_diff(name: &str, old: &str, new: &str, min_lines: usize) -> Option<String> {
     use similar::{DiffOp, DiffableStr};
+    // Counted before splitting into lines: most files are far below the threshold, and
+    // `similar` splits them again for the whole-text diff.
+    if memchr::memchr_iter(b'\n', old.as_bytes()).count() + 1 < min_lines {
+        return None;
+    }
     let old_lines = old.tokenize_lines();
     let new_lines = new.tokenize_lines();
     if old_lines.len() < min_lines {

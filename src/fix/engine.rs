@@ -105,9 +105,13 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
     let mut rounds: Vec<Vec<(Range<usize>, usize)>> = Vec::new();
     // A fix whose finding comes back after it was applied is not applied again.
     let mut done: HashSet<Identity> = HashSet::new();
+    // What the last round applied and what its text had (duplicate keys, documents): the text it
+    // made is checked when the next round parses it, so each text is parsed once.
+    let mut pending: Option<(Vec<&'static str>, usize, usize)> = None;
 
-    for round in 0..MAX_ROUNDS {
-        let next = {
+    let mut round = 0;
+    let (diags, stats) = loop {
+        let step = {
             let y = yaml::parse(cur.yaml_text(), cur.bom_len);
             if round == 0 {
                 // YAML reads a lone CR as a line break, but the emitters place insertions by LF;
@@ -137,26 +141,12 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                     };
                 }
             }
-            let duplicates = y.duplicates.len();
-            let (diags, _) = check_file(&cur, &y, cfg, sel);
-            let chosen = choose(&diags, unsafe_fixes, &done, &rounds);
-            if chosen.is_empty() {
-                None
-            } else {
-                let mut edits: Vec<&Edit> = chosen
-                    .iter()
-                    .flat_map(|d| d.fix.as_ref().unwrap().edits.iter())
-                    .collect();
-                edits.sort_by_key(|e| (e.range.start, e.range.end));
-                let text = apply(&cur.text, &edits);
-                let check = Source::from_text(origin.clone(), text);
-                let cy = yaml::parse(check.yaml_text(), check.bom_len);
-                let broken = syntax_error(&check, &cy).or_else(|| {
-                    (cy.duplicates.len() > duplicates || cy.docs.len() != y.docs.len())
+            if let Some((codes, duplicates, docs)) = pending.take() {
+                let broken = syntax_error(&cur, &y).or_else(|| {
+                    (y.duplicates.len() > duplicates || y.docs.len() != docs)
                         .then(|| "it would duplicate a key".to_string())
                 });
                 if let Some(e) = broken {
-                    let codes: Vec<&str> = chosen.iter().map(|d| d.code).collect();
                     let remaining = lint_source(
                         Source::from_text(origin.clone(), original.clone()),
                         cfg,
@@ -173,6 +163,22 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                         remaining,
                     };
                 }
+            }
+            let (diags, stats) = check_file(&cur, &y, cfg, sel);
+            let chosen = if round < MAX_ROUNDS {
+                choose(&diags, unsafe_fixes, &done, &rounds)
+            } else {
+                Vec::new()
+            };
+            if chosen.is_empty() {
+                Step::Settled(diags, stats)
+            } else {
+                let mut edits: Vec<&Edit> = chosen
+                    .iter()
+                    .flat_map(|d| d.fix.as_ref().unwrap().edits.iter())
+                    .collect();
+                edits.sort_by_key(|e| (e.range.start, e.range.end));
+                let text = apply(&cur.text, &edits);
                 for d in &chosen {
                     let fix = d.fix.as_ref().unwrap();
                     let span = fix.edits.iter().map(|e| e.range.start).min().unwrap_or(0)
@@ -203,16 +209,24 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                         .map(|e| (e.range.clone(), e.text.len()))
                         .collect(),
                 );
-                Some(check)
+                pending = Some((
+                    chosen.iter().map(|d| d.code).collect(),
+                    y.duplicates.len(),
+                    y.docs.len(),
+                ));
+                Step::Again(text)
             }
         };
-        match next {
-            Some(s) => cur = s,
-            None => break,
+        match step {
+            Step::Again(text) => {
+                cur = Source::from_text(origin.clone(), text);
+                round += 1;
+            }
+            Step::Settled(diags, stats) => break (diags, stats),
         }
-    }
+    };
     let text = cur.text.clone();
-    let remaining = lint_source(cur, cfg, sel);
+    let remaining = crate::lint::report(cur, diags, stats);
     Outcome {
         original,
         text,
@@ -220,6 +234,13 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
         error: None,
         remaining,
     }
+}
+
+/// How a round ends: with the text its fixes made, or with nothing left to apply and the lint of
+/// the text as it stands (what remains).
+enum Step {
+    Again(String),
+    Settled(Vec<Diagnostic>, crate::lint::Stats),
 }
 
 fn has_lone_cr(text: &str) -> bool {
