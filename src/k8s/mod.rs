@@ -76,9 +76,11 @@ fn collect_objects(
     if y.has_aliases && !seen.insert(node) {
         return;
     }
-    let kind = y.get_str(node, "kind");
-    let api_version = y.get_str(node, "apiVersion");
-    if let (Some(kind), Some(items)) = (kind, y.get(node, "items")) {
+    let [kind, api_version, items, metadata] =
+        y.get_entries(node, ["kind", "apiVersion", "items", "metadata"]);
+    let value_str = |e: Option<(NodeId, NodeId)>| e.and_then(|(_, v)| y.str(v));
+    let (kind, api_version) = (value_str(kind), value_str(api_version));
+    if let (Some(kind), Some((_, items))) = (kind, items) {
         if kind.ends_with("List") {
             for &item in y.items(items) {
                 collect_objects(y, item, out, seen, depth + 1);
@@ -90,14 +92,18 @@ fn collect_objects(
     if api_version.is_none() && depth == 0 {
         return;
     }
-    let metadata = y.get(node, "metadata").filter(|m| y.is_mapping(*m));
-    let meta_str = |k: &str| metadata.and_then(|m| y.get_str(m, k)).map(str::to_string);
+    let metadata = metadata.map(|(_, m)| m).filter(|m| y.is_mapping(*m));
+    let [name, generate_name, namespace] = match metadata {
+        Some(m) => y.get_entries(m, ["name", "generateName", "namespace"]),
+        None => [None; 3],
+    };
+    let meta_str = |e| value_str(e).map(str::to_string);
     out.push(Object {
         root: node,
         api_version: api_version.map(str::to_string),
         kind: kind.to_string(),
-        name: meta_str("name").or_else(|| meta_str("generateName")),
-        namespace: meta_str("namespace"),
+        name: meta_str(name).or_else(|| meta_str(generate_name)),
+        namespace: meta_str(namespace),
         metadata,
     });
 }

@@ -6,7 +6,7 @@ use crate::config::MemLimitStrategy;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::emit::{add_env, NewValue, Skip};
 use crate::k8s::container::{EffectiveValue, ValueOrigin};
-use crate::runtime::{describe_bytes, gomemlimit_for, GO_1_19};
+use crate::runtime::{describe_bytes, gomemlimit_for, whole, GO_1_19};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if !cx.go.is_go {
@@ -33,8 +33,8 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ),
     )
     .note(format!(
-        "set GOMEMLIMIT to \"{target}\" ({:.0} % of the limit), leaving headroom for memory the Go runtime does not manage",
-        cx.cfg.gomemlimit_ratio * 100.0
+        "set GOMEMLIMIT to \"{target}\" ({} % of the limit), leaving headroom for memory the Go runtime does not manage",
+        whole(cx.cfg.gomemlimit_ratio * 100.0)
     ));
     d = d.origin(cx.y, limit, "memory limit");
     if cx.go.version_below(GO_1_19) {
@@ -66,8 +66,8 @@ pub(super) fn add_gomemlimit(cx: &ContainerCtx, limit: &EffectiveValue) -> Resul
         (
             NewValue::Literal(&target),
             format!(
-                "add GOMEMLIMIT=\"{target}\" ({:.0} % of the memory limit {})",
-                cx.cfg.gomemlimit_ratio * 100.0,
+                "add GOMEMLIMIT=\"{target}\" ({} % of the memory limit {})",
+                whole(cx.cfg.gomemlimit_ratio * 100.0),
                 limit.text
             ),
         )

@@ -6,7 +6,7 @@ use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::fix::replace_scalar;
 use crate::k8s::container::EnvValue;
 use crate::runtime::{
-    describe_bytes, gomemlimit_for, parse_gogc, parse_gomemlimit, GoGc, GoMemLimit,
+    describe_bytes, gomemlimit_for, parse_gogc, parse_gomemlimit, whole, GoGc, GoMemLimit,
 };
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
@@ -46,8 +46,8 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                     limit.text))
             } else if b * 2 < limit_bytes {
                 (Severity::Info, format!(
-                    "GOMEMLIMIT {text:?} ({}) is only {pct:.0} % of the memory limit {}: probably stale, the GC works hard to stay far below memory the container may use",
-                    describe_bytes(b), limit.text))
+                    "GOMEMLIMIT {text:?} ({}) is only {} % of the memory limit {}: probably stale, the GC works hard to stay far below memory the container may use",
+                    describe_bytes(b), whole(pct), limit.text))
             } else {
                 return;
             };
@@ -80,8 +80,8 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 d = d.note("with GOGC=off the heap grows right up to GOMEMLIMIT, so the missing headroom is certain to be hit");
             }
             d.note(format!(
-                "a literal GOMEMLIMIT of \"{target}\" leaves {:.0} % headroom",
-                (1.0 - cx.cfg.gomemlimit_ratio) * 100.0
+                "a literal GOMEMLIMIT of \"{target}\" leaves {} % headroom",
+                whole((1.0 - cx.cfg.gomemlimit_ratio) * 100.0)
             ))
         }
         _ => return,

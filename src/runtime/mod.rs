@@ -467,6 +467,31 @@ pub fn godebug_value<'s>(godebug: &'s str, key: &str) -> Option<&'s str> {
         .map(|(_, v)| v.trim())
 }
 
+/// What `{:.0}` prints for `v` (a percentage in a message), through integers when the value is
+/// not within a hair of a tie: the formatter's exact algorithm is slow.
+pub fn whole(v: f64) -> String {
+    let near_tie = (v.fract() - 0.5).abs() < 1e-9;
+    if (0.0..1e15).contains(&v) && !near_tie {
+        return itoa::Buffer::new().format(v.round() as u64).to_string();
+    }
+    format!("{v:.0}")
+}
+
+/// `num / den` in tenths, rounded to nearest, when `{:.1}` of the float quotient is sure to
+/// print the same: positive values the float holds exactly (`den` a power of two, `num` below
+/// 2^53) and no tie, whose rounding direction is left to the formatter.
+fn rounded_tenths(num: i128, den: i128) -> Option<i128> {
+    if num <= 0 || num >= 1 << 53 || den <= 0 || den & (den - 1) != 0 {
+        return None;
+    }
+    let (q, r) = ((num * 10) / den, (num * 10) % den);
+    match (2 * r).cmp(&den) {
+        std::cmp::Ordering::Less => Some(q),
+        std::cmp::Ordering::Greater => Some(q + 1),
+        std::cmp::Ordering::Equal => None,
+    }
+}
+
 /// Formats a byte count for messages: `536870912 bytes (512 MiB)`.
 pub fn describe_bytes(bytes: i128) -> String {
     const UNITS: [(&str, i128); 4] = [
@@ -481,6 +506,10 @@ pub fn describe_bytes(bytes: i128) -> String {
             let rem = bytes % size;
             return if rem == 0 {
                 format!("{whole} {name}")
+            } else if let Some(tenths) = rounded_tenths(bytes, size) {
+                // What `{:.1}` prints, without its exact float algorithm (slow, and run for
+                // most memory findings).
+                format!("{}.{} {name}", tenths / 10, tenths % 10)
             } else {
                 format!("{:.1} {name}", bytes as f64 / size as f64)
             };
@@ -595,6 +624,54 @@ mod tests {
             Some("0")
         );
         assert_eq!(godebug_value("madvdontneed=1", "containermaxprocs"), None);
+    }
+
+    #[test]
+    fn whole_numbers_read_as_the_float_formatter_prints_them() {
+        let mut values: Vec<f64> = (0..=1000).map(|i| f64::from(i) / 1000.0 * 100.0).collect();
+        values.extend((0..=1000).map(|i| (1.0 - f64::from(i) / 1000.0) * 100.0));
+        values.extend((0..400).map(|i| f64::from(i) / 8.0));
+        values.extend([
+            -0.3,
+            -2.5,
+            0.5,
+            1.5,
+            2.5,
+            1e15,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+        ]);
+        for v in values {
+            assert_eq!(whole(v), format!("{v:.0}"), "{v}");
+        }
+    }
+
+    #[test]
+    fn byte_counts_read_as_the_float_formatter_prints_them() {
+        let reference = |bytes: i128, size: i128, name: &str| {
+            format!("{:.1} {name}", bytes as f64 / size as f64)
+        };
+        let mut checked = 0;
+        for (name, size) in [("KiB", 1i128 << 10), ("MiB", 1 << 20), ("GiB", 1 << 30)] {
+            // Around every tenth (ties included) of the first units, and scattered further out.
+            for tenth in 10..400 {
+                let at = tenth * size / 10;
+                for bytes in [at - 1, at, at + 1, at + size / 20, at + size / 20 + 1] {
+                    if bytes % size == 0 || bytes < size || bytes >= size * 1024 {
+                        continue;
+                    }
+                    assert_eq!(
+                        describe_bytes(bytes),
+                        reference(bytes, size, name),
+                        "{bytes}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 5000);
+        assert_eq!(describe_bytes(2304), "2.2 KiB"); // a tie, left to the formatter
     }
 
     #[test]

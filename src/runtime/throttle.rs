@@ -43,6 +43,13 @@ pub fn describe_cpus(limit_millis: i128) -> String {
     if limit_millis % 1000 == 0 {
         let n = limit_millis / 1000;
         format!("{n} CPU{}", if n == 1 { "" } else { "s" })
+    } else if limit_millis.unsigned_abs() < 1 << 50 {
+        // Exactly what `{:.3}` of the float prints for these (the float is within far less
+        // than half a thousandth of the value), written from the integer.
+        let m = limit_millis.unsigned_abs();
+        let sign = if limit_millis < 0 { "-" } else { "" };
+        let s = format!("{sign}{}.{:03}", m / 1000, m % 1000);
+        format!("{} CPU", s.trim_end_matches('0'))
     } else {
         let s = format!("{:.3}", limit_millis as f64 / 1000.0);
         format!("{} CPU", s.trim_end_matches('0'))
@@ -81,6 +88,21 @@ fn ms_exact(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fractional_cpus_read_as_the_float_formatter_prints_them() {
+        for m in (-3_000i128..20_000).chain([123_456_789, 987_654_321_001, (1 << 50) - 1]) {
+            if m % 1000 == 0 {
+                continue;
+            }
+            let s = format!("{:.3}", m as f64 / 1000.0);
+            assert_eq!(
+                describe_cpus(m),
+                format!("{} CPU", s.trim_end_matches('0')),
+                "{m}"
+            );
+        }
+    }
 
     #[test]
     fn numbers_from_the_semantics_doc() {
