@@ -81,8 +81,9 @@ impl Fragment {
                 .par_chunks(256)
                 .map(|chunk| {
                     let mut bytes = Vec::with_capacity(chunk.len() * 1024);
+                    let mut memo = Memo::default();
                     for finding in chunk {
-                        element(&mut bytes, file, finding);
+                        element(&mut bytes, file, finding, &mut memo);
                     }
                     bytes
                 })
@@ -90,8 +91,9 @@ impl Fragment {
             f.bytes = chunks.concat();
         } else {
             f.bytes.reserve(r.findings.len() * 1024);
+            let mut memo = Memo::default();
             for finding in &r.findings {
-                element(&mut f.bytes, file, finding);
+                element(&mut f.bytes, file, finding, &mut memo);
             }
         }
         f
@@ -99,9 +101,37 @@ impl Fragment {
 }
 
 /// One finding as an element of the findings array, after the one before it.
-fn element(out: &mut Vec<u8>, file: &[u8], f: &Finding) {
+fn element<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut Memo<'f>) {
     out.extend_from_slice(b",\n    ");
-    write_finding(out, file, f);
+    write_finding(out, file, f, memo);
+}
+
+/// Where the previous finding in the same buffer wrote its notes, object and container. The
+/// findings of one container follow each other and share these (the Go note is the longest
+/// text of a finding), so an equal value is copied from there instead of escaped again.
+#[derive(Default)]
+struct Memo<'f> {
+    notes: Option<(&'f [String], std::ops::Range<usize>)>,
+    object: Option<(
+        &'f Option<crate::diagnostic::ObjectRef>,
+        std::ops::Range<usize>,
+    )>,
+    container: Option<(&'f Option<String>, std::ops::Range<usize>)>,
+}
+
+/// Write `value` with `write`, or copy what the previous finding wrote for an equal value.
+fn memoized<'f, T: PartialEq + ?Sized>(
+    out: &mut Vec<u8>,
+    slot: &mut Option<(&'f T, std::ops::Range<usize>)>,
+    value: &'f T,
+    write: impl FnOnce(&mut Vec<u8>),
+) {
+    let start = out.len();
+    match slot {
+        Some((prev, range)) if *prev == value => out.extend_from_within(range.clone()),
+        _ => write(out),
+    }
+    *slot = Some((value, start..out.len()));
 }
 
 /// One finding as serde_json's pretty printer lays it out two levels deep, written directly:
@@ -109,7 +139,7 @@ fn element(out: &mut Vec<u8>, file: &[u8], f: &Finding) {
 /// byte-by-byte escaping than on anything else in the file's JSON. The field order is the contract
 /// of interface.md; a unit test below holds the bytes to serde's. `file` is the file's name
 /// already written as a JSON string.
-fn write_finding(out: &mut Vec<u8>, file: &[u8], f: &Finding) {
+fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut Memo<'f>) {
     let d = &f.diagnostic;
     out.push(b'{');
     field(out, 6, true, "code");
@@ -121,16 +151,18 @@ fn write_finding(out: &mut Vec<u8>, file: &[u8], f: &Finding) {
     field(out, 6, false, "message");
     string(out, &d.message);
     field(out, 6, false, "notes");
-    if d.notes.is_empty() {
-        out.extend_from_slice(b"[]");
-    } else {
-        out.push(b'[');
-        for (i, n) in d.notes.iter().enumerate() {
-            out.extend_from_slice(&b",\n        "[usize::from(i == 0)..]);
-            string(out, n);
+    memoized(out, &mut memo.notes, d.notes.as_slice(), |out| {
+        if d.notes.is_empty() {
+            out.extend_from_slice(b"[]");
+        } else {
+            out.push(b'[');
+            for (i, n) in d.notes.iter().enumerate() {
+                out.extend_from_slice(&b",\n        "[usize::from(i == 0)..]);
+                string(out, n);
+            }
+            out.extend_from_slice(b"\n      ]");
         }
-        out.extend_from_slice(b"\n      ]");
-    }
+    });
     field(out, 6, false, "file");
     out.extend_from_slice(file);
     numbers(out, 6, false, [("line", f.start.0), ("column", f.start.1)]);
@@ -142,7 +174,7 @@ fn write_finding(out: &mut Vec<u8>, file: &[u8], f: &Finding) {
     );
     numbers(out, 6, false, [("document", d.document)]);
     field(out, 6, false, "object");
-    match &d.object {
+    memoized(out, &mut memo.object, &d.object, |out| match &d.object {
         None => out.extend_from_slice(b"null"),
         Some(o) => {
             out.push(b'{');
@@ -156,9 +188,11 @@ fn write_finding(out: &mut Vec<u8>, file: &[u8], f: &Finding) {
             opt_string(out, o.name.as_deref());
             out.extend_from_slice(b"\n      }");
         }
-    }
+    });
     field(out, 6, false, "container");
-    opt_string(out, d.container.as_deref());
+    memoized(out, &mut memo.container, &d.container, |out| {
+        opt_string(out, d.container.as_deref())
+    });
     field(out, 6, false, "source_template");
     opt_string(out, d.source_template.as_deref());
     // Present only in the modes that produce them: the Helm and cluster objects go through serde.
@@ -690,16 +724,36 @@ mod tests {
                 edit_positions: positions,
             });
         }
+        let mut file = Vec::new();
+        string(&mut file, "dir/a \"b\".yaml");
+        // Each case alone, then all of them in one buffer, each twice in a row (the second
+        // copied from the first where equal) and interleaved, so that equal and different
+        // neighbours both occur.
         for f in &cases {
             let mut mine = Vec::new();
-            let mut file = Vec::new();
-            string(&mut file, "dir/a \"b\".yaml");
-            write_finding(&mut mine, &file, f);
+            write_finding(&mut mine, &file, f, &mut Memo::default());
             let want = by_serde("dir/a \"b\".yaml", f);
             assert_eq!(
                 String::from_utf8(mine).unwrap(),
                 String::from_utf8(want).unwrap()
             );
         }
+        let sequence: Vec<&Finding> = cases
+            .iter()
+            .flat_map(|f| [f, f])
+            .chain(cases.iter().rev())
+            .chain(cases.iter())
+            .collect();
+        let mut memo = Memo::default();
+        let mut mine = Vec::new();
+        let mut want = Vec::new();
+        for f in sequence {
+            write_finding(&mut mine, &file, f, &mut memo);
+            want.extend(by_serde("dir/a \"b\".yaml", f));
+        }
+        assert_eq!(
+            String::from_utf8(mine).unwrap(),
+            String::from_utf8(want).unwrap()
+        );
     }
 }
