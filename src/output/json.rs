@@ -42,7 +42,9 @@ struct Fixable {
 /// needs. Built where the file is linted, so that a run streams: the text of each finding is
 /// produced in parallel, and no finding is kept once it is written.
 pub struct Fragment {
-    bytes: Vec<u8>,
+    /// The elements' bytes, in order: one piece, or one per chunk of a large file's findings
+    /// (written one after the other rather than joined, which copied a whole stream's output).
+    parts: Vec<Vec<u8>>,
     findings: usize,
     by_severity: BySeverity,
     fixable: Fixable,
@@ -51,7 +53,7 @@ pub struct Fragment {
 impl Fragment {
     pub fn render(r: &FileReport) -> Fragment {
         let mut f = Fragment {
-            bytes: Vec::new(),
+            parts: Vec::new(),
             findings: r.findings.len(),
             by_severity: BySeverity::default(),
             fixable: Fixable::default(),
@@ -88,13 +90,14 @@ impl Fragment {
                     bytes
                 })
                 .collect();
-            f.bytes = chunks.concat();
-        } else {
-            f.bytes.reserve(r.findings.len() * 1024);
+            f.parts = chunks;
+        } else if !r.findings.is_empty() {
+            let mut bytes = Vec::with_capacity(r.findings.len() * 1024);
             let mut memo = Memo::default();
             for finding in &r.findings {
-                element(&mut f.bytes, file, finding, &mut memo);
+                element(&mut bytes, file, finding, &mut memo);
             }
+            f.parts.push(bytes);
         }
         f
     }
@@ -387,12 +390,11 @@ impl Stream {
     }
 
     pub fn push(&mut self, out: &mut dyn Write, f: &Fragment) -> std::io::Result<()> {
-        let bytes = if self.summary.findings == 0 {
-            f.bytes.get(1..).unwrap_or_default()
-        } else {
-            &f.bytes
-        };
-        out.write_all(bytes)?;
+        for (i, part) in f.parts.iter().enumerate() {
+            // The first element of the array has no comma before it.
+            let skip = usize::from(i == 0 && self.summary.findings == 0);
+            out.write_all(part.get(skip..).unwrap_or_default())?;
+        }
         let s = &mut self.summary;
         s.findings += f.findings;
         s.by_severity.error += f.by_severity.error;

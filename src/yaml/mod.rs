@@ -233,10 +233,17 @@ struct Builder<'a, 't> {
     doc_start: Option<usize>,
 }
 
+/// Text bytes per node the node list is first sized for (see `Builder::new`).
+const NODE_BYTES: usize = 12;
+
 impl<'a, 't> Builder<'a, 't> {
     fn new(text: &'t str, base: usize) -> Self {
+        let mut y = Yaml::default();
+        // Manifests hold about one node per ten bytes: reserved up front, the node list is not
+        // copied again and again while it doubles.
+        y.nodes.reserve(text.len() / NODE_BYTES);
         Builder {
-            y: Yaml::default(),
+            y,
             stack: Vec::new(),
             anchors: HashMap::new(),
             base,
