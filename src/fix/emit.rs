@@ -20,8 +20,9 @@ pub type Skip = String;
 pub struct Emitter<'a, 'y> {
     pub src: &'a Source,
     pub y: &'a Yaml<'y>,
-    /// Line break and JSON-ness, then the indentation: the second walks every node of the file,
-    /// and most fixes (a value changed, an item appended to a list) never ask for it.
+    /// Line break and JSON-ness, then the indentation, each worked out once when a fix first
+    /// asks: most fixes (a value changed, an item appended to a list) never need the
+    /// indentation, which may mean walking every node (see [`Indents::detect`]).
     basics: std::sync::OnceLock<(&'static str, bool)>,
     indents: std::sync::OnceLock<Indents>,
     shared: std::sync::OnceLock<Vec<std::ops::Range<usize>>>,
