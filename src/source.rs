@@ -150,12 +150,6 @@ impl Source {
         }
     }
 
-    /// 0-based line index and byte column of a byte offset.
-    pub fn line_and_byte_col(&self, offset: usize) -> (usize, usize) {
-        let line = self.line_index(offset);
-        (line, offset - self.line_starts[line])
-    }
-
     /// 1-based line and column (columns count Unicode scalar values) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());

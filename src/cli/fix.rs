@@ -284,52 +284,14 @@ fn stream_diff(name: &str, old: &str, new: &str, min_lines: usize) -> Option<Str
         .into_iter()
         .zip(bounds(&new_cuts, new_lines.len()))
     {
-        let part = similar::capture_diff_slices(
+        // Diffed within the pair's line ranges, so the operations index the whole texts.
+        for op in similar::capture_diff(
             similar::Algorithm::Myers,
-            &old_lines[oa..ob],
-            &new_lines[na..nb],
-        );
-        for op in part {
-            let op = match op {
-                DiffOp::Equal {
-                    old_index,
-                    new_index,
-                    len,
-                } => DiffOp::Equal {
-                    old_index: old_index + oa,
-                    new_index: new_index + na,
-                    len,
-                },
-                DiffOp::Delete {
-                    old_index,
-                    old_len,
-                    new_index,
-                } => DiffOp::Delete {
-                    old_index: old_index + oa,
-                    old_len,
-                    new_index: new_index + na,
-                },
-                DiffOp::Insert {
-                    old_index,
-                    new_index,
-                    new_len,
-                } => DiffOp::Insert {
-                    old_index: old_index + oa,
-                    new_index: new_index + na,
-                    new_len,
-                },
-                DiffOp::Replace {
-                    old_index,
-                    old_len,
-                    new_index,
-                    new_len,
-                } => DiffOp::Replace {
-                    old_index: old_index + oa,
-                    old_len,
-                    new_index: new_index + na,
-                    new_len,
-                },
-            };
+            &old_lines[..],
+            oa..ob,
+            &new_lines[..],
+            na..nb,
+        ) {
             // Equal runs that meet at a cut are one run in the whole text's diff.
             match (ops.last_mut(), op) {
                 (Some(DiffOp::Equal { len, .. }), DiffOp::Equal { len: more, .. }) => *len += more,

@@ -41,13 +41,7 @@ impl<'a, 'y> Emitter<'a, 'y> {
 
     pub fn layout(&self) -> Layout<'_> {
         let &(nl, json) = self.basics.get_or_init(|| Layout::basics(self.src, self.y));
-        Layout {
-            nl,
-            json,
-            indents: &self.indents,
-            src: self.src,
-            y: self.y,
-        }
+        Layout { nl, json, em: self }
     }
 
     /// Refuse to edit a node that lies inside an anchored node some alias refers to: the edit
@@ -101,9 +95,7 @@ pub struct Layout<'e> {
     pub nl: &'static str,
     /// The file is JSON: new keys and strings are written double-quoted so it stays JSON.
     pub json: bool,
-    indents: &'e std::sync::OnceLock<Indents>,
-    src: &'e Source,
-    y: &'e Yaml<'e>,
+    em: &'e Emitter<'e, 'e>,
 }
 
 /// The file's indentation steps.
@@ -127,9 +119,8 @@ impl Layout<'_> {
     }
 
     fn indents(&self) -> Indents {
-        *self
-            .indents
-            .get_or_init(|| Indents::detect(self.src, self.y))
+        let em = self.em;
+        *em.indents.get_or_init(|| Indents::detect(em.src, em.y))
     }
 
     pub fn unit(&self) -> usize {
@@ -202,6 +193,12 @@ fn on_later_line(text: &str, a: usize, b: usize) -> bool {
 }
 
 /// The `-` that introduces a block sequence item (it may sit on an earlier line than the item).
+fn dash_before(text: &str, y: &Yaml, item: NodeId) -> Option<usize> {
+    let start = y.span(item).start;
+    let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
+    before.ends_with('-').then(|| before.len() - 1)
+}
+
 impl Layout<'_> {
     /// A key (or a plain string such as an env name) as this file writes it in flow style.
     fn word(&self, w: &str) -> String {
@@ -327,7 +324,7 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                 let last = *items
                     .last()
                     .ok_or("not fixed automatically: empty env list")?;
-                let dash = y.dash_before(text, last).ok_or(
+                let dash = dash_before(text, y, last).ok_or(
                     "not fixed automatically: cannot tell where the env list's items start",
                 )?;
                 let indent = &text[line_start(text, dash)..dash];

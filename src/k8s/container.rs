@@ -548,9 +548,6 @@ pub fn container_annotation<'y>(
     c: &Container,
     key: &str,
 ) -> Option<(&'y str, NodeId, bool)> {
-    if *maps == [None, None] {
-        return None;
-    }
     if let Some(name) = &c.name {
         // `key.<name>`, tested in place: building it cost an allocation per container and key.
         let per_container = |k: &str| {

@@ -78,35 +78,27 @@ impl Fragment {
         if r.findings.len() >= crate::lint::PARALLEL_FINDINGS {
             // One large stream's findings are most of the output: rendered in parallel chunks.
             use rayon::prelude::*;
-            let chunks: Vec<Vec<u8>> = r
+            f.parts = r
                 .findings
                 .par_chunks(256)
-                .map(|chunk| {
-                    let mut bytes = Vec::with_capacity(chunk.len() * 1024);
-                    let mut memo = Memo::default();
-                    for finding in chunk {
-                        element(&mut bytes, file, finding, &mut memo);
-                    }
-                    bytes
-                })
+                .map(|chunk| elements(file, chunk))
                 .collect();
-            f.parts = chunks;
         } else if !r.findings.is_empty() {
-            let mut bytes = Vec::with_capacity(r.findings.len() * 1024);
-            let mut memo = Memo::default();
-            for finding in &r.findings {
-                element(&mut bytes, file, finding, &mut memo);
-            }
-            f.parts.push(bytes);
+            f.parts.push(elements(file, &r.findings));
         }
         f
     }
 }
 
-/// One finding as an element of the findings array, after the one before it.
-fn element<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut Memo<'f>) {
-    out.extend_from_slice(b",\n    ");
-    write_finding(out, file, f, memo);
+/// Findings as elements of the findings array, each after the one before it.
+fn elements(file: &[u8], findings: &[Finding]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(findings.len() * 1024);
+    let mut memo = Memo::default();
+    for f in findings {
+        out.extend_from_slice(b",\n    ");
+        write_finding(&mut out, file, f, &mut memo);
+    }
+    out
 }
 
 /// Where the previous finding in the same buffer wrote its notes, object and container. The
@@ -201,11 +193,11 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     // Present only in the modes that produce them: the Helm and cluster objects go through serde.
     if let Some(chart) = &d.chart {
         field(out, 6, false, "chart");
-        nested(out, chart);
+        pretty_at(out, chart, 3);
     }
     if let Some(cluster) = &d.cluster {
         field(out, 6, false, "object_ref");
-        nested(out, cluster);
+        pretty_at(out, cluster, 3);
     }
     field(out, 6, false, "fix");
     match &d.fix {
@@ -271,15 +263,6 @@ pub(crate) fn pretty_at<T: Serialize>(out: &mut Vec<u8>, value: &T, level: usize
     let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
         &mut *out,
         Pretty::at(level),
-    ));
-}
-
-/// A value nested in a finding, three levels deep, through serde's pretty layout.
-fn nested<T: Serialize>(out: &mut Vec<u8>, value: &T) {
-    // Writing to a Vec cannot fail, and these types always serialize.
-    let _ = value.serialize(&mut serde_json::Serializer::with_formatter(
-        &mut *out,
-        Pretty::at(3),
     ));
 }
 

@@ -220,22 +220,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             })
         })
         .collect();
-    let log = json!({
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "golint-k8s",
-                "version": env!("CARGO_PKG_VERSION"),
-                "semanticVersion": env!("CARGO_PKG_VERSION"),
-                "informationUri": env!("CARGO_PKG_HOMEPAGE"),
-                "rules": RULES.iter().map(rule_descriptor).collect::<Vec<_>>(),
-            }},
-            "originalUriBaseIds": {BASE_ID: {"uri": root_uri}},
-            "columnKind": "unicodeCodePoints",
-            "results": RESULTS_HERE,
-        }],
-    });
+    let log = log(&root_uri, json!(RESULTS_HERE));
     let text = serde_json::to_vec_pretty(&log).map_err(std::io::Error::other)?;
     let placeholder = format!("\"{RESULTS_HERE}\"");
     let at = text
@@ -261,6 +246,26 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out)
 }
 
+/// The whole log around `results`.
+fn log(root_uri: &str, results: Value) -> Value {
+    json!({
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "golint-k8s",
+                "version": env!("CARGO_PKG_VERSION"),
+                "semanticVersion": env!("CARGO_PKG_VERSION"),
+                "informationUri": env!("CARGO_PKG_HOMEPAGE"),
+                "rules": RULES.iter().map(rule_descriptor).collect::<Vec<_>>(),
+            }},
+            "originalUriBaseIds": {BASE_ID: {"uri": root_uri}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    })
+}
+
 /// Stands for the results while the rest of the log is written. Found with its quotes, it cannot
 /// be confused with text inside another string (quotes there are escaped).
 const RESULTS_HERE: &str = "golint-k8s: results go here";
@@ -268,6 +273,57 @@ const RESULTS_HERE: &str = "golint-k8s: results go here";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn results_spliced_into_the_log_are_the_log_written_at_once() {
+        use crate::lint::{lint_source, Selection};
+        use crate::source::{Origin, Source};
+        let lint = |name: &str, text: &str| {
+            let src = Source::from_text(Origin::Stdin(name.into()), text.to_string());
+            lint_source(
+                src,
+                &crate::config::Config::default(),
+                &Selection::default(),
+            )
+        };
+        let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    spec:\n      containers:\n      - name: api\n        image: acme/api:1\n        resources:\n          limits:\n            cpu: 500m\n            memory: 512Mi\n";
+        let clean = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n";
+        for reports in [
+            vec![
+                lint("a.yaml", deployment),
+                lint("b.yaml", clean),
+                lint("c.yaml", deployment),
+            ],
+            vec![lint("b.yaml", clean)],
+        ] {
+            let run = Run {
+                reports: &reports,
+                stats: Default::default(),
+                fixed: None,
+            };
+            let mut spliced = Vec::new();
+            write(&run, &mut spliced).unwrap();
+            let root = repo_root();
+            let root_uri = format!(
+                "file://{}/",
+                encode_uri_path(root.to_string_lossy().trim_end_matches('/'))
+            );
+            let results: Vec<Value> = reports
+                .iter()
+                .flat_map(|r| {
+                    let location = artifact_location(r, &root);
+                    let root = &root;
+                    r.findings.iter().map(move |f| result(f, &location, root))
+                })
+                .collect();
+            let mut whole = serde_json::to_vec_pretty(&log(&root_uri, json!(results))).unwrap();
+            whole.push(b'\n');
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                String::from_utf8(whole).unwrap()
+            );
+        }
+    }
 
     #[test]
     fn uris_are_encoded() {

@@ -60,12 +60,8 @@ pub fn describe_cpus(limit_millis: i128) -> String {
 pub fn ms(v: f64) -> String {
     // `{:.1}` rounds the exact binary value, and for most values it falls back to Rust's slow
     // exact algorithm, which was a fifth of GK203's time. Tenths counted in integers round the
-    // same way unless `v × 10` sits within a hair of a tie: its product error is below 1e-9
-    // for any duration below 1e9 ms, far inside the 1e-6 margin.
-    let tenths = v * 10.0;
-    let near_tie = (tenths.fract() - 0.5).abs() < 1e-6;
-    if v.is_sign_positive() && v < 1e9 && !near_tie {
-        let n = tenths.round() as u64;
+    // same way away from ties.
+    if let Some(n) = super::round_clear_of_tie(v * 10.0) {
         // Written piecewise: `format!` cost more than the arithmetic (two or three per finding).
         let mut s = String::with_capacity(24);
         s.push_str(itoa::Buffer::new().format(n / 10));

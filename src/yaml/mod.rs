@@ -239,8 +239,8 @@ const NODE_BYTES: usize = 12;
 impl<'a, 't> Builder<'a, 't> {
     fn new(text: &'t str, base: usize) -> Self {
         let mut y = Yaml::default();
-        // Manifests hold about one node per ten bytes: reserved up front, the node list is not
-        // copied again and again while it doubles.
+        // Manifests hold about one node per [`NODE_BYTES`] of text: reserved up front, the node
+        // list is not copied again and again while it doubles.
         y.nodes.reserve(text.len() / NODE_BYTES);
         Builder {
             y,
@@ -760,13 +760,6 @@ impl<'a> Yaml<'a> {
             }
         }
         steps
-    }
-
-    /// The `-` of a block sequence item: the last character before it other than white space.
-    pub fn dash_before(&self, text: &str, item: NodeId) -> Option<usize> {
-        let start = self.span(item).start;
-        let before = text[..start].trim_end_matches([' ', '\t', '\n', '\r']);
-        before.ends_with('-').then(|| before.len() - 1)
     }
 
     pub fn get(&self, map: NodeId, key: &str) -> Option<NodeId> {
