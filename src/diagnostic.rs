@@ -142,14 +142,16 @@ pub struct Diagnostic {
     pub message: String,
     pub notes: Vec<String>,
     pub document: usize,
-    pub object: Option<ObjectRef>,
+    /// Shared by every finding of the object: one copy of its names, not one per finding.
+    pub object: Option<std::sync::Arc<ObjectRef>>,
     pub container: Option<String>,
     pub source_template: Option<String>,
     /// The template line and values key behind a finding in rendered Helm output, when the
-    /// chart's sources were given.
-    pub chart: Option<ChartOrigin>,
+    /// chart's sources were given. (Boxed, as `cluster`: most findings have neither, and a
+    /// diagnostic is moved many times on its way to the output.)
+    pub chart: Option<Box<ChartOrigin>>,
     /// The object and field in a live cluster (`golint-k8s cluster`).
-    pub cluster: Option<ClusterRef>,
+    pub cluster: Option<Box<ClusterRef>>,
     pub fix: Option<Fix>,
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.

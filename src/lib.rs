@@ -24,5 +24,6 @@ pub mod rules;
 pub mod runtime;
 pub mod source;
 pub mod suppress;
+pub mod text;
 pub mod walk;
 pub mod yaml;

@@ -315,10 +315,9 @@ pub fn check_file(
             continue;
         }
         let line = src.line_index(d.range.start);
-        let owner_ref = owner.as_ref().map(|(o, c)| (*o, c.as_deref()));
         let mut suppressed = false;
         for &i in by_doc.get(&d.document).map_or(&[][..], Vec::as_slice) {
-            suppressed |= suppressions[i].matches(d.code, d.document, line, owner_ref);
+            suppressed |= suppressions[i].matches(d.code, d.document, line, owner);
         }
         if !suppressed {
             kept.push(d);
@@ -362,13 +361,13 @@ pub const PARALLEL_FINDINGS: usize = 1024;
 pub const PARALLEL_NODES: usize = 100_000;
 
 /// Who a diagnostic belongs to, for annotation suppressions: (object root, container).
-type Owner = Option<(u32, Option<String>)>;
+type Owner<'y> = Option<(u32, Option<&'y str>)>;
 
 /// What one object contributed: its diagnostics with their owners, the suppressions its
 /// annotations declare, and how many containers it has.
-struct ObjectFindings {
+struct ObjectFindings<'y> {
     diags: Vec<Diagnostic>,
-    owners: Vec<Owner>,
+    owners: Vec<Owner<'y>>,
     suppressions: Vec<Suppression>,
     containers: usize,
 }
@@ -380,13 +379,13 @@ struct FileCtx<'f, 'y> {
     cfg: &'f Config,
     sel: &'f Selection,
     fx: &'f crate::fix::emit::Emitter<'f, 'y>,
-    limit_ranges: &'f [LimitRange],
+    limit_ranges: &'f [LimitRange<'f>],
     config_maps: &'f [ConfigMap],
     container_rules: &'f [registry::ContainerCheck],
 }
 
 impl FileCtx<'_, '_> {
-    fn check_object(&self, doc: usize, obj: &Object) -> ObjectFindings {
+    fn check_object(&self, doc: usize, obj: &Object) -> ObjectFindings<'_> {
         let FileCtx {
             y,
             src,
@@ -447,10 +446,10 @@ impl FileCtx<'_, '_> {
                 check(&cx, diags);
             }
             for d in &mut diags[start..] {
-                d.container = c.name.clone();
+                d.container = c.name.map(str::to_string);
             }
             out.owners
-                .extend((start..diags.len()).map(|_| Some((obj.root, c.name.clone()))));
+                .extend((start..diags.len()).map(|_| Some((obj.root, c.name))));
         }
         finish(diags, doc, obj);
         out
@@ -458,10 +457,12 @@ impl FileCtx<'_, '_> {
 }
 
 fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object) {
+    let mut reference = None;
     for d in diags {
         d.document = doc;
         if d.object.is_none() {
-            d.object = Some(obj.reference());
+            let r = reference.get_or_insert_with(|| Arc::new(obj.reference()));
+            d.object = Some(Arc::clone(r));
         }
     }
 }

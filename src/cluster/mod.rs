@@ -202,13 +202,13 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                 diags.retain(|d| d.document == 0);
                 for d in diags {
                     let (path, _) = crate::helm::path_to(y, 0, d.range.start);
-                    d.cluster = Some(ClusterRef {
+                    d.cluster = Some(Box::new(ClusterRef {
                         kind: o.kind.clone(),
                         namespace: o.namespace.clone(),
                         name: o.name.clone(),
                         container: d.container.clone(),
                         path: field_path(&path),
-                    });
+                    }));
                     if let (Some(n), true) = (&node_note, uses_node_cpus(d.code)) {
                         d.notes.push(n.clone());
                     }

@@ -140,7 +140,7 @@ pub fn annotate(y: &Yaml, diags: &mut [Diagnostic], chart: &Chart) {
             continue;
         };
         let (path, names) = path_to(y, d.document, d.range.start);
-        d.chart = Some(templates.origin(chart, &source, &path, &names));
+        d.chart = Some(Box::new(templates.origin(chart, &source, &path, &names)));
     }
 }
 

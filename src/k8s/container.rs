@@ -43,16 +43,20 @@ impl Resource {
 }
 
 /// A quantity as written: its text, parsed value (None when unparseable) and nodes.
+///
+/// This and the other types of a pod borrow their texts from the tree (`'y`): a file's pods live
+/// no longer than its tree, and copying every name, value and quantity of every container into
+/// strings of its own was most of the allocations of a lint run.
 #[derive(Debug, Clone)]
-pub struct QuantityValue {
-    pub text: String,
+pub struct QuantityValue<'y> {
+    pub text: &'y str,
     pub quantity: Option<Quantity>,
     pub key: NodeId,
     pub node: NodeId,
 }
 
-impl QuantityValue {
-    pub fn read(y: &Yaml, key: NodeId, node: NodeId) -> Option<QuantityValue> {
+impl<'y> QuantityValue<'y> {
+    pub fn read(y: &'y Yaml, key: NodeId, node: NodeId) -> Option<QuantityValue<'y>> {
         let text = y.str(node)?;
         let resolved = y.resolved(node);
         if text.is_empty() || matches!(resolved, Some(Yaml11::Null)) {
@@ -61,13 +65,13 @@ impl QuantityValue {
         // YAML numbers reach the API server as JSON numbers (`0100` is 64, `1e3` is 1000), and
         // Quantity's UnmarshalJSON parses that JSON text.
         let quantity = match resolved {
-            Some(r @ (Yaml11::Int(_) | Yaml11::Float(_))) => {
-                r.json_text().and_then(|j| Quantity::parse(&j).ok())
-            }
+            // The integer's JSON text is its decimal digits, written without a String.
+            Some(Yaml11::Int(i)) => Quantity::parse(itoa::Buffer::new().format(i)).ok(),
+            Some(r @ Yaml11::Float(_)) => r.json_text().and_then(|j| Quantity::parse(&j).ok()),
             _ => Quantity::parse_api(text).ok(),
         };
         Some(QuantityValue {
-            text: text.to_string(),
+            text,
             quantity,
             key,
             node,
@@ -77,14 +81,14 @@ impl QuantityValue {
 
 /// Declared `limits` / `requests` of cpu and memory.
 #[derive(Debug, Clone, Default)]
-pub struct ResourceList {
+pub struct ResourceList<'y> {
     pub node: Option<NodeId>,
-    pub cpu: Option<QuantityValue>,
-    pub memory: Option<QuantityValue>,
+    pub cpu: Option<QuantityValue<'y>>,
+    pub memory: Option<QuantityValue<'y>>,
 }
 
-impl ResourceList {
-    fn read(y: &Yaml, node: Option<NodeId>) -> ResourceList {
+impl<'y> ResourceList<'y> {
+    fn read(y: &'y Yaml, node: Option<NodeId>) -> ResourceList<'y> {
         let Some(node) = node.filter(|n| y.is_mapping(*n)) else {
             return ResourceList::default();
         };
@@ -98,7 +102,7 @@ impl ResourceList {
         }
     }
 
-    pub fn get(&self, r: Resource) -> Option<&QuantityValue> {
+    pub fn get(&self, r: Resource) -> Option<&QuantityValue<'y>> {
         match r {
             Resource::Cpu => self.cpu.as_ref(),
             Resource::Memory => self.memory.as_ref(),
@@ -107,20 +111,20 @@ impl ResourceList {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Resources {
+pub struct Resources<'y> {
     /// The `resources` key and its value, when present.
     pub key: Option<NodeId>,
     pub node: Option<NodeId>,
-    pub limits: ResourceList,
-    pub requests: ResourceList,
+    pub limits: ResourceList<'y>,
+    pub requests: ResourceList<'y>,
 }
 
-impl Resources {
-    fn read(y: &Yaml, map: NodeId) -> Resources {
+impl<'y> Resources<'y> {
+    fn read(y: &'y Yaml, map: NodeId) -> Resources<'y> {
         Resources::from_entry(y, y.get_entry(map, "resources"))
     }
 
-    fn from_entry(y: &Yaml, entry: Option<(NodeId, NodeId)>) -> Resources {
+    fn from_entry(y: &'y Yaml, entry: Option<(NodeId, NodeId)>) -> Resources<'y> {
         let Some((key, node)) = entry else {
             return Resources::default();
         };
@@ -143,27 +147,27 @@ impl Resources {
 
 /// Where an effective value comes from.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ValueOrigin {
+pub enum ValueOrigin<'y> {
     Declared,
     /// A request defaulted from the container's limit (Pod defaulting).
     FromLimit,
     LimitRange {
-        name: String,
+        name: &'y str,
         field: &'static str,
     },
     PodLevel,
 }
 
 #[derive(Debug, Clone)]
-pub struct EffectiveValue {
+pub struct EffectiveValue<'y> {
     pub quantity: Quantity,
-    pub text: String,
+    pub text: &'y str,
     /// The value node the user wrote, or the LimitRange / pod-level value node.
     pub node: Option<NodeId>,
-    pub origin: ValueOrigin,
+    pub origin: ValueOrigin<'y>,
 }
 
-impl EffectiveValue {
+impl EffectiveValue<'_> {
     pub fn is_declared(&self) -> bool {
         self.origin == ValueOrigin::Declared
     }
@@ -189,22 +193,22 @@ impl EffectiveValue {
 }
 
 #[derive(Debug, Clone, Default)]
-pub struct Effective {
-    pub limit_cpu: Option<EffectiveValue>,
-    pub limit_memory: Option<EffectiveValue>,
-    pub request_cpu: Option<EffectiveValue>,
-    pub request_memory: Option<EffectiveValue>,
+pub struct Effective<'y> {
+    pub limit_cpu: Option<EffectiveValue<'y>>,
+    pub limit_memory: Option<EffectiveValue<'y>>,
+    pub request_cpu: Option<EffectiveValue<'y>>,
+    pub request_memory: Option<EffectiveValue<'y>>,
 }
 
-impl Effective {
-    pub fn limit(&self, r: Resource) -> Option<&EffectiveValue> {
+impl<'y> Effective<'y> {
+    pub fn limit(&self, r: Resource) -> Option<&EffectiveValue<'y>> {
         match r {
             Resource::Cpu => self.limit_cpu.as_ref(),
             Resource::Memory => self.limit_memory.as_ref(),
         }
     }
 
-    pub fn request(&self, r: Resource) -> Option<&EffectiveValue> {
+    pub fn request(&self, r: Resource) -> Option<&EffectiveValue<'y>> {
         match r {
             Resource::Cpu => self.request_cpu.as_ref(),
             Resource::Memory => self.request_memory.as_ref(),
@@ -214,26 +218,26 @@ impl Effective {
 
 /// A downward-API `resourceFieldRef`.
 #[derive(Debug, Clone)]
-pub struct FieldRef {
+pub struct FieldRef<'y> {
     pub node: NodeId,
-    pub resource: Option<(String, NodeId)>,
+    pub resource: Option<(&'y str, NodeId)>,
     /// The divisor text, its node and parsed value.
-    pub divisor: Option<(String, NodeId, Option<Quantity>)>,
-    pub container_name: Option<(String, NodeId)>,
+    pub divisor: Option<(&'y str, NodeId, Option<Quantity>)>,
+    pub container_name: Option<(&'y str, NodeId)>,
 }
 
 #[derive(Debug, Clone)]
-pub enum EnvValue {
+pub enum EnvValue<'y> {
     /// `value:` with a scalar.
     Literal {
         node: NodeId,
-        text: String,
+        text: &'y str,
         style: Style,
         resolved: Yaml11,
     },
     /// No `value` and no `valueFrom`: the variable is set to the empty string.
     Empty,
-    ResourceFieldRef(FieldRef),
+    ResourceFieldRef(FieldRef<'y>),
     /// Another `valueFrom` (configMapKeyRef, secretKeyRef, fieldRef): value unknown here.
     Other {
         node: NodeId,
@@ -241,16 +245,16 @@ pub enum EnvValue {
 }
 
 #[derive(Debug, Clone)]
-pub struct EnvVar {
-    pub name: String,
+pub struct EnvVar<'y> {
+    pub name: &'y str,
     pub name_node: NodeId,
     pub entry: NodeId,
-    pub value: EnvValue,
+    pub value: EnvValue<'y>,
 }
 
-impl EnvVar {
+impl<'y> EnvVar<'y> {
     /// The text the process will see, when it is known from the manifest.
-    pub fn literal(&self) -> Option<&str> {
+    pub fn literal(&self) -> Option<&'y str> {
         match &self.value {
             EnvValue::Literal { text, .. } => Some(text),
             EnvValue::Empty => Some(""),
@@ -269,28 +273,28 @@ impl EnvVar {
 
 /// An `envFrom` source.
 #[derive(Debug, Clone)]
-pub struct EnvFrom {
+pub struct EnvFrom<'y> {
     pub node: NodeId,
-    pub config_map: Option<String>,
-    pub prefix: String,
+    pub config_map: Option<&'y str>,
+    pub prefix: &'y str,
 }
 
 #[derive(Debug, Clone)]
-pub struct Container {
+pub struct Container<'y> {
     pub node: NodeId,
     pub kind: ContainerKind,
-    pub name: Option<String>,
+    pub name: Option<&'y str>,
     pub name_node: Option<NodeId>,
-    pub image: Option<String>,
-    pub resources: Resources,
+    pub image: Option<&'y str>,
+    pub resources: Resources<'y>,
     pub env_key: Option<NodeId>,
     pub env_node: Option<NodeId>,
-    pub env: Vec<EnvVar>,
-    pub env_from: Vec<EnvFrom>,
+    pub env: Vec<EnvVar<'y>>,
+    pub env_from: Vec<EnvFrom<'y>>,
 }
 
-impl Container {
-    fn read(y: &Yaml, node: NodeId, kind: ContainerKind) -> Container {
+impl<'y> Container<'y> {
+    fn read(y: &'y Yaml, node: NodeId, kind: ContainerKind) -> Container<'y> {
         let [name_entry, restart, env_entry, env_from, image, resources] = y.get_entries(
             node,
             [
@@ -321,9 +325,8 @@ impl Container {
                         node: item,
                         config_map: y
                             .get(item, "configMapRef")
-                            .and_then(|r| y.get_str(r, "name"))
-                            .map(str::to_string),
-                        prefix: y.get_str(item, "prefix").unwrap_or("").to_string(),
+                            .and_then(|r| y.get_str(r, "name")),
+                        prefix: y.get_str(item, "prefix").unwrap_or(""),
                     })
                     .collect()
             })
@@ -331,9 +334,9 @@ impl Container {
         Container {
             node,
             kind,
-            name: value_str(name_entry).map(str::to_string),
+            name: value_str(name_entry),
             name_node: name_entry.map(|(_, v)| v),
-            image: value_str(image).map(str::to_string),
+            image: value_str(image),
             resources: Resources::from_entry(y, resources),
             env_key,
             env_node,
@@ -342,12 +345,12 @@ impl Container {
         }
     }
 
-    pub fn display_name(&self) -> &str {
-        self.name.as_deref().unwrap_or("<unnamed>")
+    pub fn display_name(&self) -> &'y str {
+        self.name.unwrap_or("<unnamed>")
     }
 
     /// The last env entry with this name (the one the process sees).
-    pub fn env_var(&self, name: &str) -> Option<&EnvVar> {
+    pub fn env_var(&self, name: &str) -> Option<&EnvVar<'y>> {
         self.env.iter().rev().find(|e| e.name == name)
     }
 
@@ -357,9 +360,10 @@ impl Container {
     }
 }
 
-fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
-    let mut out = Vec::new();
-    for &entry in y.items(env) {
+fn read_env<'y>(y: &'y Yaml, env: NodeId) -> Vec<EnvVar<'y>> {
+    let items = y.items(env);
+    let mut out = Vec::with_capacity(items.len());
+    for &entry in items {
         let [name, value, value_from] = y.get_entries(entry, ["name", "value", "valueFrom"]);
         let Some((_, name_node)) = name else {
             continue;
@@ -371,7 +375,7 @@ fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
             match y.scalar(v) {
                 Some((text, style, _)) => EnvValue::Literal {
                     node: v,
-                    text: text.to_string(),
+                    text,
                     style,
                     resolved: y.resolved(v).unwrap_or(Yaml11::Str),
                 },
@@ -379,10 +383,7 @@ fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
             }
         } else if let Some((_, vf)) = value_from {
             if let Some(rf) = y.get(vf, "resourceFieldRef") {
-                let s = |k: &str| {
-                    y.get(rf, k)
-                        .and_then(|n| y.str(n).map(|t| (t.to_string(), n)))
-                };
+                let s = |k: &str| y.get(rf, k).and_then(|n| y.str(n).map(|t| (t, n)));
                 EnvValue::ResourceFieldRef(FieldRef {
                     node: rf,
                     resource: s("resource"),
@@ -399,7 +400,7 @@ fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
             EnvValue::Empty
         };
         out.push(EnvVar {
-            name: name.to_string(),
+            name,
             name_node,
             entry,
             value,
@@ -410,15 +411,15 @@ fn read_env(y: &Yaml, env: NodeId) -> Vec<EnvVar> {
 
 /// A pod spec with its containers and the context that decides their effective values.
 #[derive(Debug, Clone)]
-pub struct Pod {
+pub struct Pod<'y> {
     pub spec: PodSpecRef,
-    pub containers: Vec<Container>,
+    pub containers: Vec<Container<'y>>,
     /// Pod-level `spec.resources`.
-    pub resources: Resources,
+    pub resources: Resources<'y>,
 }
 
-impl Pod {
-    pub fn read(y: &Yaml, spec: PodSpecRef) -> Pod {
+impl<'y> Pod<'y> {
+    pub fn read(y: &'y Yaml, spec: PodSpecRef) -> Pod<'y> {
         let mut containers = Vec::new();
         for (key, kind) in [
             ("initContainers", ContainerKind::Init),
@@ -440,23 +441,21 @@ impl Pod {
         }
     }
 
-    pub fn container_named(&self, name: &str) -> Option<&Container> {
-        self.containers
-            .iter()
-            .find(|c| c.name.as_deref() == Some(name))
+    pub fn container_named(&self, name: &str) -> Option<&Container<'y>> {
+        self.containers.iter().find(|c| c.name == Some(name))
     }
 
     /// Effective requests and limits of one container, as the kubelet will see them.
-    pub fn effective(&self, c: &Container, limit_ranges: &[&LimitRange]) -> Effective {
+    pub fn effective(&self, c: &Container<'y>, limit_ranges: &[&LimitRange<'y>]) -> Effective<'y> {
         if c.kind == ContainerKind::Ephemeral {
             // Ephemeral containers cannot set resources and get none from LimitRanges.
             return Effective::default();
         }
-        let declared = |v: &Option<QuantityValue>| {
-            v.as_ref().and_then(|q| {
+        let declared = |v: Option<&QuantityValue<'y>>| {
+            v.and_then(|q| {
                 q.quantity.map(|quantity| EffectiveValue {
                     quantity,
-                    text: q.text.clone(),
+                    text: q.text,
                     node: Some(q.node),
                     origin: ValueOrigin::Declared,
                 })
@@ -464,8 +463,8 @@ impl Pod {
         };
         let mut eff = Effective::default();
         for r in [Resource::Cpu, Resource::Memory] {
-            let mut limit = declared(&c.resources.limits.get(r).cloned());
-            let mut request = declared(&c.resources.requests.get(r).cloned());
+            let mut limit = declared(c.resources.limits.get(r));
+            let mut request = declared(c.resources.requests.get(r));
             // LimitRange admission runs on the Pod after API defaulting; a declared limit makes the
             // request default to it first, so only the missing pieces come from the LimitRange.
             if request.is_none() {
@@ -488,7 +487,7 @@ impl Pod {
                 if let Some(q) = self.resources.limits.get(r) {
                     limit = q.quantity.map(|quantity| EffectiveValue {
                         quantity,
-                        text: q.text.clone(),
+                        text: q.text,
                         node: Some(q.node),
                         origin: ValueOrigin::PodLevel,
                     });
@@ -510,7 +509,7 @@ impl Pod {
 
     /// Guaranteed QoS with whole-core CPU requests in every container: the static CPU manager can
     /// pin CPUs, which is a legitimate reason for CPU limits (§10.3).
-    pub fn is_guaranteed_whole_cores(&self, limit_ranges: &[&LimitRange]) -> bool {
+    pub fn is_guaranteed_whole_cores(&self, limit_ranges: &[&LimitRange<'y>]) -> bool {
         let mut any = false;
         for c in &self.containers {
             if c.kind == ContainerKind::Ephemeral {
@@ -553,7 +552,7 @@ pub fn container_annotation<'y>(
         let per_container = |k: &str| {
             k.strip_prefix(key)
                 .and_then(|rest| rest.strip_prefix('.'))
-                .is_some_and(|rest| rest == name)
+                .is_some_and(|rest| rest == *name)
         };
         if let Some((v, n)) = annotation_where(y, maps, per_container) {
             return Some((v, n, true));

@@ -8,11 +8,11 @@ use super::Object;
 use crate::yaml::{NodeId, Yaml};
 
 #[derive(Debug, Clone)]
-pub struct LimitRange {
-    pub name: String,
-    pub namespace: String,
-    default: [Option<(QuantityValue, &'static str)>; 2],
-    default_request: [Option<(QuantityValue, &'static str)>; 2],
+pub struct LimitRange<'y> {
+    pub name: &'y str,
+    pub namespace: &'y str,
+    default: [Option<(QuantityValue<'y>, &'static str)>; 2],
+    default_request: [Option<(QuantityValue<'y>, &'static str)>; 2],
 }
 
 fn idx(r: Resource) -> usize {
@@ -22,15 +22,15 @@ fn idx(r: Resource) -> usize {
     }
 }
 
-impl LimitRange {
-    pub fn read(y: &Yaml, obj: &Object) -> Option<LimitRange> {
+impl<'y> LimitRange<'y> {
+    pub fn read(y: &'y Yaml, obj: &Object<'y>) -> Option<LimitRange<'y>> {
         if obj.kind != "LimitRange" {
             return None;
         }
         let limits = y.path(obj.root, &["spec", "limits"])?;
         let mut lr = LimitRange {
-            name: obj.name.clone().unwrap_or_else(|| "<unnamed>".into()),
-            namespace: obj.effective_namespace().to_string(),
+            name: obj.name.unwrap_or("<unnamed>"),
+            namespace: obj.effective_namespace(),
             default: [None, None],
             default_request: [None, None],
         };
@@ -39,7 +39,7 @@ impl LimitRange {
                 continue;
             }
             for r in [Resource::Cpu, Resource::Memory] {
-                let q = |field: &str| -> Option<QuantityValue> {
+                let q = |field: &str| -> Option<QuantityValue<'y>> {
                     let map = y.get(item, field)?;
                     let (k, v) = y.get_entry(map, r.key())?;
                     QuantityValue::read(y, k, v).filter(|q| q.quantity.is_some())
@@ -62,24 +62,24 @@ impl LimitRange {
         Some(lr)
     }
 
-    fn value(&self, v: &Option<(QuantityValue, &'static str)>) -> Option<EffectiveValue> {
+    fn value(&self, v: &Option<(QuantityValue<'y>, &'static str)>) -> Option<EffectiveValue<'y>> {
         let (q, field) = v.as_ref()?;
         Some(EffectiveValue {
             quantity: q.quantity?,
-            text: q.text.clone(),
+            text: q.text,
             node: Some(q.node),
             origin: ValueOrigin::LimitRange {
-                name: self.name.clone(),
+                name: self.name,
                 field,
             },
         })
     }
 
-    pub fn default_limit(&self, r: Resource) -> Option<EffectiveValue> {
+    pub fn default_limit(&self, r: Resource) -> Option<EffectiveValue<'y>> {
         self.value(&self.default[idx(r)])
     }
 
-    pub fn default_request(&self, r: Resource) -> Option<EffectiveValue> {
+    pub fn default_request(&self, r: Resource) -> Option<EffectiveValue<'y>> {
         self.value(&self.default_request[idx(r)])
     }
 

@@ -92,13 +92,38 @@ impl Fragment {
 
 /// Findings as elements of the findings array, each after the one before it.
 fn elements(file: &[u8], findings: &[Finding]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(findings.len() * 1024);
+    let mut out = Vec::with_capacity(findings.iter().map(|f| size_hint(file, f)).sum());
     let mut memo = Memo::default();
     for f in findings {
         out.extend_from_slice(b",\n    ");
         write_finding(&mut out, file, f, &mut memo);
     }
     out
+}
+
+/// About how many bytes [`write_finding`] writes for `f`: its fixed layout and its texts. Close
+/// enough that the buffer of a file's findings is allocated once (a flat kilobyte a finding was
+/// short of most, and growing the buffer copied it over and over).
+fn size_hint(file: &[u8], f: &Finding) -> usize {
+    let d = &f.diagnostic;
+    let opt = |s: &Option<String>| s.as_ref().map_or(4, |s| s.len() + 2);
+    let object = d.object.as_ref().map_or(4, |o| {
+        120 + opt(&o.api_version) + opt(&o.kind) + opt(&o.namespace) + opt(&o.name)
+    });
+    let notes: usize = d.notes.iter().map(|n| n.len() + 12).sum();
+    let fix = d.fix.as_ref().map_or(4, |x| {
+        let edits: usize = x.edits.iter().map(|e| e.text.len() + 160).sum();
+        100 + x.title.len() + edits
+    });
+    let helm = usize::from(d.chart.is_some() || d.cluster.is_some()) * 512;
+    440 + file.len()
+        + d.message.len()
+        + notes
+        + object
+        + opt(&d.container)
+        + opt(&d.source_template)
+        + fix
+        + helm
 }
 
 /// Where the previous finding in the same buffer wrote its notes, object and container. The
@@ -108,7 +133,7 @@ fn elements(file: &[u8], findings: &[Finding]) -> Vec<u8> {
 struct Memo<'f> {
     notes: Option<(&'f [String], std::ops::Range<usize>)>,
     object: Option<(
-        &'f Option<crate::diagnostic::ObjectRef>,
+        &'f Option<std::sync::Arc<crate::diagnostic::ObjectRef>>,
         std::ops::Range<usize>,
     )>,
     container: Option<(&'f Option<String>, std::ops::Range<usize>)>,
@@ -136,59 +161,69 @@ fn memoized<'f, T: PartialEq + ?Sized>(
 /// already written as a JSON string.
 fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut Memo<'f>) {
     let d = &f.diagnostic;
-    out.push(b'{');
-    field(out, 6, true, "code");
-    word(out, d.code);
-    field(out, 6, false, "rule");
-    word(out, registry::by_code(d.code).name);
-    field(out, 6, false, "severity");
-    word(out, d.severity.as_str());
-    field(out, 6, false, "message");
+    // The text between two values (a closing quote, the comma, the line break and indentation,
+    // the next key) is written as one constant: appending it piece by piece was a third of the
+    // JSON's cost, in capacity checks alone.
+    let put = |out: &mut Vec<u8>, text: &[u8]| out.extend_from_slice(text);
+    put(out, b"{\n      \"code\": \"");
+    put(out, d.code.as_bytes());
+    put(out, b"\",\n      \"rule\": \"");
+    put(out, registry::by_code(d.code).name.as_bytes());
+    put(out, b"\",\n      \"severity\": \"");
+    put(out, d.severity.as_str().as_bytes());
+    put(out, b"\",\n      \"message\": ");
     string(out, &d.message);
-    field(out, 6, false, "notes");
+    put(out, b",\n      \"notes\": ");
     memoized(out, &mut memo.notes, d.notes.as_slice(), |out| {
         if d.notes.is_empty() {
-            out.extend_from_slice(b"[]");
+            put(out, b"[]");
         } else {
-            out.push(b'[');
             for (i, n) in d.notes.iter().enumerate() {
-                out.extend_from_slice(&b",\n        "[usize::from(i == 0)..]);
+                put(
+                    out,
+                    if i == 0 {
+                        b"[\n        "
+                    } else {
+                        b",\n        "
+                    },
+                );
                 string(out, n);
             }
-            out.extend_from_slice(b"\n      ]");
+            put(out, b"\n      ]");
         }
     });
-    field(out, 6, false, "file");
-    out.extend_from_slice(file);
-    numbers(out, 6, false, [("line", f.start.0), ("column", f.start.1)]);
-    numbers(
-        out,
-        6,
-        false,
-        [("end_line", f.end.0), ("end_column", f.end.1)],
-    );
-    numbers(out, 6, false, [("document", d.document)]);
-    field(out, 6, false, "object");
+    put(out, b",\n      \"file\": ");
+    put(out, file);
+    put(out, b",\n      \"line\": ");
+    number(out, f.start.0);
+    put(out, b",\n      \"column\": ");
+    number(out, f.start.1);
+    put(out, b",\n      \"end_line\": ");
+    number(out, f.end.0);
+    put(out, b",\n      \"end_column\": ");
+    number(out, f.end.1);
+    put(out, b",\n      \"document\": ");
+    number(out, d.document);
+    put(out, b",\n      \"object\": ");
     memoized(out, &mut memo.object, &d.object, |out| match &d.object {
-        None => out.extend_from_slice(b"null"),
+        None => put(out, b"null"),
         Some(o) => {
-            out.push(b'{');
-            field(out, 8, true, "api_version");
+            put(out, b"{\n        \"api_version\": ");
             opt_string(out, o.api_version.as_deref());
-            field(out, 8, false, "kind");
+            put(out, b",\n        \"kind\": ");
             opt_string(out, o.kind.as_deref());
-            field(out, 8, false, "namespace");
+            put(out, b",\n        \"namespace\": ");
             opt_string(out, o.namespace.as_deref());
-            field(out, 8, false, "name");
+            put(out, b",\n        \"name\": ");
             opt_string(out, o.name.as_deref());
-            out.extend_from_slice(b"\n      }");
+            put(out, b"\n      }");
         }
     });
-    field(out, 6, false, "container");
+    put(out, b",\n      \"container\": ");
     memoized(out, &mut memo.container, &d.container, |out| {
         opt_string(out, d.container.as_deref())
     });
-    field(out, 6, false, "source_template");
+    put(out, b",\n      \"source_template\": ");
     opt_string(out, d.source_template.as_deref());
     // Present only in the modes that produce them: the Helm and cluster objects go through serde.
     if let Some(chart) = &d.chart {
@@ -199,60 +234,56 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
         field(out, 6, false, "object_ref");
         pretty_at(out, cluster, 3);
     }
-    field(out, 6, false, "fix");
+    put(out, b",\n      \"fix\": ");
     match &d.fix {
-        None => out.extend_from_slice(b"null"),
+        None => put(out, b"null"),
         Some(x) => {
-            out.push(b'{');
-            field(out, 8, true, "applicability");
-            word(out, x.applicability.as_str());
-            field(out, 8, false, "title");
+            put(out, b"{\n        \"applicability\": \"");
+            put(out, x.applicability.as_str().as_bytes());
+            put(out, b"\",\n        \"title\": ");
             string(out, &x.title);
-            field(out, 8, false, "edits");
+            put(out, b",\n        \"edits\": ");
             if x.edits.is_empty() {
-                out.extend_from_slice(b"[]");
+                put(out, b"[]");
             } else {
-                out.push(b'[');
                 for (i, (e, (s, en))) in x.edits.iter().zip(&f.edit_positions).enumerate() {
-                    out.extend_from_slice(&b",\n          {"[usize::from(i == 0)..]);
-                    numbers(out, 12, true, [("line", s.0), ("column", s.1)]);
-                    numbers(out, 12, false, [("end_line", en.0), ("end_column", en.1)]);
-                    field(out, 12, false, "text");
+                    put(
+                        out,
+                        if i == 0 {
+                            b"[\n          {"
+                        } else {
+                            b",\n          {"
+                        },
+                    );
+                    put(out, b"\n            \"line\": ");
+                    number(out, s.0);
+                    put(out, b",\n            \"column\": ");
+                    number(out, s.1);
+                    put(out, b",\n            \"end_line\": ");
+                    number(out, en.0);
+                    put(out, b",\n            \"end_column\": ");
+                    number(out, en.1);
+                    put(out, b",\n            \"text\": ");
                     string(out, &e.text);
-                    out.extend_from_slice(b"\n          }");
+                    put(out, b"\n          }");
                 }
-                out.extend_from_slice(b"\n        ]");
+                put(out, b"\n        ]");
             }
-            out.extend_from_slice(b"\n      }");
+            put(out, b"\n      }");
         }
     }
-    out.extend_from_slice(b"\n    }");
+    put(out, b"\n    }");
 }
 
 /// A key of an object whose keys are `indent` spaces in: the comma after the value before it
-/// (unless it is the first), the line break and indentation, and `"name": `.
-// Always inlined: every call has constant arguments and becomes three copies; as a call it cost
-// 2% of a lint run's instructions.
-#[inline(always)]
+/// (unless it is the first), the line break and indentation, and `"name": `. For the keys only
+/// some modes write; the others are constants in [`write_finding`].
 fn field(out: &mut Vec<u8>, indent: usize, first: bool, name: &str) {
     const SPACES: &[u8] = b",\n                ";
     out.extend_from_slice(&SPACES[usize::from(first)..2 + indent]);
     out.push(b'"');
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\": ");
-}
-
-/// Keys with whole-number values, in order.
-fn numbers<const N: usize>(
-    out: &mut Vec<u8>,
-    indent: usize,
-    first: bool,
-    pairs: [(&str, usize); N],
-) {
-    for (i, (name, n)) in pairs.into_iter().enumerate() {
-        field(out, indent, first && i == 0, name);
-        number(out, n);
-    }
 }
 
 /// `value` as serde_json's pretty printer writes it `level` levels deep in a document (the
@@ -264,14 +295,6 @@ pub(crate) fn pretty_at<T: Serialize>(out: &mut Vec<u8>, value: &T, level: usize
         &mut *out,
         Pretty::at(level),
     ));
-}
-
-/// One of our own identifiers (a code, a rule name, a severity): nothing in them needs escaping.
-fn word(out: &mut Vec<u8>, w: &'static str) {
-    debug_assert!(w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'));
-    out.push(b'"');
-    out.extend_from_slice(w.as_bytes());
-    out.push(b'"');
 }
 
 fn number(out: &mut Vec<u8>, n: usize) {
@@ -292,48 +315,75 @@ fn string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
-    // Most strings need no escape; this test has no early exit, so it vectorizes.
-    if !bytes.iter().fold(false, |any, &b| any | needs_escape(b)) {
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-        return;
-    }
-    // The rest (one in seven: messages that quote a value, inserted lines) are skipped eight
-    // bytes at a time up to each escape; a byte loop over them was a third of the rendering.
+    // One pass, sixteen bytes at a time: the test of a fixed-size chunk has no early exit, so it
+    // compiles to a few vector instructions. Only a chunk holding an escape is looked at closer,
+    // a word at a time. (Testing the whole string first and then walking it again in eight-byte
+    // words, as this did before, cost more; so did walking a chunk with an escape byte by byte.)
     let mut from = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        if let Some(chunk) = bytes.get(i..i + 8) {
-            if !any_needs_escape(u64::from_le_bytes(chunk.try_into().unwrap_or([0; 8]))) {
-                i += 8;
-                continue;
-            }
+    let mut chunks = bytes.chunks_exact(CHUNK);
+    let mut at = 0;
+    for chunk in chunks.by_ref() {
+        let chunk = chunk.try_into().unwrap_or(&[b' '; CHUNK]);
+        if any_needs_escape(chunk) {
+            escape_chunk(out, bytes, &mut from, at, chunk);
         }
-        let b = bytes[i];
-        if needs_escape(b) {
-            out.extend_from_slice(&bytes[from..i]);
-            from = i + 1;
-            escape(out, b);
-        }
-        i += 1;
+        at += CHUNK;
+    }
+    // The last few bytes are tested as a chunk too, padded with spaces (which need no escape):
+    // every string has such a tail.
+    let rest = chunks.remainder();
+    let mut padded = [b' '; CHUNK];
+    padded[..rest.len()].copy_from_slice(rest);
+    if any_needs_escape(&padded) {
+        escape_chunk(out, bytes, &mut from, at, &padded);
     }
     out.extend_from_slice(&bytes[from..]);
     out.push(b'"');
 }
 
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
+/// How many bytes [`string`] tests at once.
+const CHUNK: usize = 16;
+
+/// Whether any byte of a chunk needs an escape: a fold with no early exit over a fixed size,
+/// which compiles to a few vector instructions (fewer than a call costs).
+#[inline(always)]
+fn any_needs_escape(chunk: &[u8; CHUNK]) -> bool {
+    chunk.iter().fold(false, |any, &b| any | needs_escape(b))
 }
 
-/// Whether any of the eight bytes of `x` needs an escape. Each test is the usual "some byte is
-/// below n" bit trick (exact for n <= 0x80): below 0x20, or zero after xor with `"` or `\`.
-fn any_needs_escape(x: u64) -> bool {
+/// Escape the bytes of `chunk` (the bytes of `bytes` from `at`) that need it: everything from
+/// `from` up to each one is copied as it is, and `from` moves past it.
+fn escape_chunk(out: &mut Vec<u8>, bytes: &[u8], from: &mut usize, at: usize, chunk: &[u8; CHUNK]) {
+    for (half, word) in chunk.chunks_exact(8).enumerate() {
+        let mut marks = escape_marks(u64::from_le_bytes(word.try_into().unwrap_or([b' '; 8])));
+        while marks != 0 {
+            let i = at + 8 * half + (marks.trailing_zeros() / 8) as usize;
+            marks &= marks - 1;
+            out.extend_from_slice(&bytes[*from..i]);
+            *from = i + 1;
+            escape(out, bytes[i]);
+        }
+    }
+}
+
+/// The high bit of each byte of `x` that needs an escape, and no other bit. Exact, as no sum
+/// carries into the next byte: the low seven bits of a byte plus 0x60 reach 0x80 exactly when
+/// the byte is at least 0x20 (or its own high bit is set), and plus 0x7f exactly when they are
+/// not all zero, which after xor with `"` or `\` means the byte is another.
+fn escape_marks(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v;
-    let quote = x ^ (ONES * u64::from(b'"'));
-    let backslash = x ^ (ONES * u64::from(b'\\'));
-    (below(x, 0x20) | below(quote, 1) | below(backslash, 1)) & HIGH != 0
+    const LOW7: u64 = ONES * 0x7f;
+    const HIGH: u64 = ONES * 0x80;
+    let control = !(((x & LOW7) + ONES * 0x60) | x) & HIGH;
+    let equal = |c: u8| {
+        let v = x ^ (ONES * u64::from(c));
+        !(((v & LOW7) + LOW7) | v) & HIGH
+    };
+    control | equal(b'"') | equal(b'\\')
+}
+
+fn needs_escape(b: u8) -> bool {
+    b < 0x20 || b == b'"' || b == b'\\'
 }
 
 fn escape(out: &mut Vec<u8>, b: u8) {
@@ -581,11 +631,11 @@ mod tests {
             end_line: f.end.0,
             end_column: f.end.1,
             document: d.document,
-            object: d.object.as_ref(),
+            object: d.object.as_deref(),
             container: d.container.as_deref(),
             source_template: d.source_template.as_deref(),
-            chart: d.chart.as_ref(),
-            object_ref: d.cluster.as_ref(),
+            chart: d.chart.as_deref(),
+            object_ref: d.cluster.as_deref(),
             fix: d.fix.as_ref().map(|x| FixOut {
                 applicability: x.applicability,
                 title: &x.title,
@@ -613,14 +663,34 @@ mod tests {
     }
 
     #[test]
+    fn escape_marks_are_exactly_the_bytes_that_need_an_escape() {
+        // Every byte value at every place in a word, beside neighbours that sit on either side
+        // of the tested ranges (a carry between bytes would mark a neighbour).
+        for b in 0..=255u8 {
+            for at in 0..8 {
+                for fill in [0x00, 0x1f, 0x20, b'"', b'#', b'\\', 0x7f, 0x80, 0xff] {
+                    let mut word = [fill; 8];
+                    word[at] = b;
+                    let want = word
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &x)| needs_escape(x))
+                        .fold(0u64, |m, (i, _)| m | 0x80 << (8 * i));
+                    assert_eq!(escape_marks(u64::from_le_bytes(word)), want, "{word:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn strings_escape_like_serde_wherever_the_byte_falls() {
-        // The fast path tests eight bytes at a time, so every escape class is tried at every
-        // place in and around a word, beside bytes that are near the tested ranges.
+        // The fast path tests sixteen bytes at a time, so every escape class is tried at every
+        // place in and around two chunks, beside bytes that are near the tested ranges.
         let specials: Vec<char> = (0u8..0x80)
             .map(char::from)
             .chain("é€😀\u{2028}".chars())
             .collect();
-        for len in 0..20 {
+        for len in 0..2 * CHUNK + 4 {
             for at in 0..len {
                 for &c in &specials {
                     for fill in [' ', '!', '#', '[', ']', 'a', '\u{7f}', 'é'] {
@@ -662,31 +732,31 @@ mod tests {
             d.notes = (0..i).map(|n| format!("note {n} {text}")).collect();
             d.document = i * 7;
             if i % 2 == 1 {
-                d.object = Some(ObjectRef {
+                d.object = Some(std::sync::Arc::new(ObjectRef {
                     api_version: Some("apps/v1".into()),
                     kind: Some(text.to_string()),
                     namespace: None,
                     name: Some("api".into()),
-                });
+                }));
                 d.container = Some(text.to_string());
                 d.source_template = Some("chart/templates/deployment.yaml".into());
             }
             if i == 2 {
-                d.chart = Some(ChartOrigin {
+                d.chart = Some(Box::new(ChartOrigin {
                     file: "templates/d.yaml".into(),
                     line: Some(12),
                     values_key: Some(text.to_string()),
                     unmapped: None,
-                });
+                }));
             }
             if i == 3 {
-                d.cluster = Some(ClusterRef {
+                d.cluster = Some(Box::new(ClusterRef {
                     kind: "Deployment".into(),
                     namespace: Some("payments".into()),
                     name: "api".into(),
                     container: None,
                     path: "spec.template.spec.containers[0].env".into(),
-                });
+                }));
             }
             let edits: Vec<Edit> = (0..i)
                 .map(|n| Edit {

@@ -147,7 +147,7 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
     }
     let mut props = serde_json::Map::new();
     if let Some(o) = &d.object {
-        props.insert("object".into(), json!(o));
+        props.insert("object".into(), json!(&**o));
     }
     if let Some(c) = &d.container {
         props.insert("container".into(), json!(c));

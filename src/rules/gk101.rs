@@ -26,16 +26,25 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let mut d = cx.go_diag(
         "GK101",
         cx.value_anchor(limit),
-        format!(
-            "memory limit {} ({}) but no GOMEMLIMIT: the Go GC paces by GOGC alone and lets the heap grow past the limit before it collects, so the kernel OOM-kills the container",
+        [
+            "memory limit ",
             limit.text,
-            describe_bytes(bytes)
-        ),
+            " (",
+            &describe_bytes(bytes),
+            ") but no GOMEMLIMIT: the Go GC paces by GOGC alone and lets the heap grow past the limit before it collects, so the kernel OOM-kills the container",
+        ]
+        .concat(),
     )
-    .note(format!(
-        "set GOMEMLIMIT to \"{target}\" ({} % of the limit), leaving headroom for memory the Go runtime does not manage",
-        whole(cx.cfg.gomemlimit_ratio * 100.0)
-    ));
+    .note(
+        [
+            "set GOMEMLIMIT to \"",
+            &target,
+            "\" (",
+            &whole(cx.cfg.gomemlimit_ratio * 100.0),
+            " % of the limit), leaving headroom for memory the Go runtime does not manage",
+        ]
+        .concat(),
+    );
     d = d.origin(cx.y, limit, "memory limit");
     if cx.go.version_below(GO_1_19) {
         d = d.note("GOMEMLIMIT exists since Go 1.19; the declared version ignores it, so upgrade Go to make the limit count");
@@ -65,11 +74,16 @@ pub(super) fn add_gomemlimit(cx: &ContainerCtx, limit: &EffectiveValue) -> Resul
     } else {
         (
             NewValue::Literal(&target),
-            format!(
-                "add GOMEMLIMIT=\"{target}\" ({} % of the memory limit {})",
-                whole(cx.cfg.gomemlimit_ratio * 100.0),
-                limit.text
-            ),
+            [
+                "add GOMEMLIMIT=\"",
+                &target,
+                "\" (",
+                &whole(cx.cfg.gomemlimit_ratio * 100.0),
+                " % of the memory limit ",
+                limit.text,
+                ")",
+            ]
+            .concat(),
         )
     };
     let edit = add_env(cx.fx, cx.c, "GOMEMLIMIT", value)?;

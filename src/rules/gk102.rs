@@ -16,18 +16,29 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     }
     let message = if request.quantity > limit.quantity {
-        format!(
-            "memory request {} is above the limit {}: the API server rejects the pod (a request must not exceed its limit)",
-            request.text, limit.text
-        )
-    } else {
-        format!(
-            "memory request {} ({}) is below the limit {} ({}): under node memory pressure the pod is evicted by its usage above the request, and the OOM killer prefers it",
+        [
+            "memory request ",
             request.text,
-            describe_bytes(request.quantity.value_ceil()),
+            " is above the limit ",
             limit.text,
-            describe_bytes(limit.quantity.value_ceil())
-        )
+            ": the API server rejects the pod (a request must not exceed its limit)",
+        ]
+        .concat()
+    } else {
+        // Pieces joined once: `format!` cost more than the rest of the rule (four thousand
+        // findings of this rule in a large repository are common).
+        [
+            "memory request ",
+            request.text,
+            " (",
+            &describe_bytes(request.quantity.value_ceil()),
+            ") is below the limit ",
+            limit.text,
+            " (",
+            &describe_bytes(limit.quantity.value_ceil()),
+            "): under node memory pressure the pod is evicted by its usage above the request, and the OOM killer prefers it",
+        ]
+        .concat()
     };
     let mut d = cx
         .diag("GK102", cx.value_anchor(request), message)
@@ -37,7 +48,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         if let Some(edit) = request.node.and_then(|n| copy_quantity(cx, n, limit)) {
             d = d.with_fix(Some(Fix {
                 applicability: Applicability::Unsafe,
-                title: format!("set the memory request to the limit {}", limit.text),
+                title: ["set the memory request to the limit ", limit.text].concat(),
                 edits: vec![edit],
             }));
         }
@@ -66,6 +77,6 @@ fn copy_quantity(
                 text: cx.src.text[cx.y.span(l)].to_string(),
             })
         }
-        _ => replace_scalar(cx.y, request, &limit.text),
+        _ => replace_scalar(cx.y, request, limit.text),
     }
 }

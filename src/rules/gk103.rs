@@ -56,7 +56,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 .with_fix(recompute(*node))
         }
         EnvValue::ResourceFieldRef(f) => {
-            let resource = f.resource.as_ref().map(|(r, _)| r.as_str());
+            let resource = f.resource.map(|(r, _)| r);
             let divisor_is_one = f
                 .divisor
                 .as_ref()

@@ -18,8 +18,8 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         let Some((dtext, dnode, Some(divisor))) = &f.divisor else {
             continue;
         };
-        let resource = f.resource.as_ref().map_or("", |(r, _)| r.as_str());
-        let message = match var.name.as_str() {
+        let resource = f.resource.map_or("", |(r, _)| r);
+        let message = match var.name {
             "GOMEMLIMIT" if divisor.nanos() != 1_000_000_000 => {
                 let example = cx.eff.limit_memory.as_ref().filter(|_| resource == "limits.memory").map(|l| {
                     let v = (l.quantity.nanos() + divisor.nanos() - 1) / divisor.nanos().max(1);

@@ -7,21 +7,24 @@ use crate::k8s::container::QuantityValue;
 use crate::yaml::{Yaml, Yaml11};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    let mut values = vec![
+    let own = [
         cx.c.resources.limits.memory.as_ref(),
         cx.c.resources.requests.memory.as_ref(),
     ];
     // Pod-level resources belong to no container: report them once, with the first container.
-    if cx
+    let first = cx
         .pod
         .containers
         .first()
-        .is_some_and(|f| f.node == cx.c.node)
-    {
-        values.push(cx.pod.resources.limits.memory.as_ref());
-        values.push(cx.pod.resources.requests.memory.as_ref());
-    }
-    for q in values.into_iter().flatten() {
+        .is_some_and(|f| f.node == cx.c.node);
+    let pod = match first {
+        true => [
+            cx.pod.resources.limits.memory.as_ref(),
+            cx.pod.resources.requests.memory.as_ref(),
+        ],
+        false => [None, None],
+    };
+    for q in own.into_iter().chain(pod).flatten() {
         if let Some(msg) = problem(cx.y, q) {
             out.push(cx.diag("GK109", q.node, msg));
         }

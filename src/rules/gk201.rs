@@ -24,30 +24,55 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let message = match cx.cfg.node_cpus {
         Some(n) => {
             let (spent, wait) = burn(l, n as i128);
-            format!(
-                "CPU limit {} gives a quota of {} per 100 ms period; with GOMAXPROCS = {n} (node CPUs) it can be spent in {} and every goroutine then waits {}",
-                limit.text, ms(quota), ms(spent), ms(wait)
-            )
+            [
+                "CPU limit ",
+                limit.text,
+                " gives a quota of ",
+                &ms(quota),
+                " per 100 ms period; with GOMAXPROCS = ",
+                itoa::Buffer::new().format(n),
+                " (node CPUs) it can be spent in ",
+                &ms(spent),
+                " and every goroutine then waits ",
+                &ms(wait),
+            ]
+            .concat()
         }
         None => {
             let (spent, wait) = burn(l, 16);
-            format!(
-                "CPU limit {} gives a quota of {} per 100 ms period, but without GOMAXPROCS Go runs one thread per node CPU: on a 16-CPU node the quota is spent in {} and every goroutine then waits {}",
-                limit.text, ms(quota), ms(spent), ms(wait)
-            )
+            [
+                "CPU limit ",
+                limit.text,
+                " gives a quota of ",
+                &ms(quota),
+                " per 100 ms period, but without GOMAXPROCS Go runs one thread per node CPU: on a 16-CPU node the quota is spent in ",
+                &ms(spent),
+                " and every goroutine then waits ",
+                &ms(wait),
+            ]
+            .concat()
         }
     };
     let mut d = cx
         .go_diag("GK201", cx.value_anchor(limit), message)
-        .note(format!(
-            "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: {} for {})",
-            ceil_cpus(l),
-            describe_cpus(l)
-        ))
-        .note(format!(
-            "on Go 1.25 or later the runtime reads the limit itself (GOMAXPROCS = {} here) and this finding goes away once the version is declared",
-            go125_gomaxprocs(l, cx.cfg.node_cpus)
-        ));
+        .note(
+            [
+                "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: ",
+                itoa::Buffer::new().format(ceil_cpus(l)),
+                " for ",
+                &describe_cpus(l),
+                ")",
+            ]
+            .concat(),
+        )
+        .note(
+            [
+                "on Go 1.25 or later the runtime reads the limit itself (GOMAXPROCS = ",
+                itoa::Buffer::new().format(go125_gomaxprocs(l, cx.cfg.node_cpus)),
+                " here) and this finding goes away once the version is declared",
+            ]
+            .concat(),
+        );
     if cx.cfg.node_cpus.is_none() {
         d = d.note(
             "set node-cpus in .golint-k8s.yaml (or --node-cpus) for the numbers of your nodes",
@@ -75,7 +100,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         };
         Fix {
             applicability,
-            title: format!("add GOMAXPROCS from resourceFieldRef limits.cpu{also}"),
+            title: ["add GOMAXPROCS from resourceFieldRef limits.cpu", also].concat(),
             edits: vec![e],
         }
     });

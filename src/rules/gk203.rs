@@ -27,15 +27,33 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let message = match p {
         Some(p) if p * 1000 > l => {
             let (spent, wait) = burn(l, p);
-            format!(
-                "CPU limit {} ({} of CPU per 100 ms period) with {p} busy thread{} ({why}): the quota is spent in {} and the container is throttled for the remaining {} of every period",
-                limit.text, ms(quota), if p == 1 { "" } else { "s" }, ms(spent), ms(wait)
-            )
+            [
+                "CPU limit ",
+                limit.text,
+                " (",
+                &ms(quota),
+                " of CPU per 100 ms period) with ",
+                itoa::Buffer::new().format(p),
+                if p == 1 { " busy thread (" } else { " busy threads (" },
+                &why,
+                "): the quota is spent in ",
+                &ms(spent),
+                " and the container is throttled for the remaining ",
+                &ms(wait),
+                " of every period",
+            ]
+            .concat()
         }
-        _ if l < 1000 => format!(
-            "CPU limit {} is below one core ({} per 100 ms period): any burst needing more CPU time is throttled and stretched across periods, adding up to {} of latency per period",
-            limit.text, ms(quota), ms(100.0 - quota)
-        ),
+        _ if l < 1000 => [
+            "CPU limit ",
+            limit.text,
+            " is below one core (",
+            &ms(quota),
+            " per 100 ms period): any burst needing more CPU time is throttled and stretched across periods, adding up to ",
+            &ms(100.0 - quota),
+            " of latency per period",
+        ]
+        .concat(),
         _ => return,
     };
     let sev = if cx.cfg.cpu_limits == CpuLimits::Forbid {
@@ -43,10 +61,26 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     } else {
         Severity::Warning
     };
-    let mut d = cx.diag("GK203", cx.value_anchor(limit), message).severity(sev).note(format!(
-        "remove the CPU limit and keep a CPU request of {} for scheduling, or set GOMAXPROCS and the limit to the same whole number of CPUs",
-        cx.eff.request_cpu.as_ref().filter(|r| r.origin != crate::k8s::container::ValueOrigin::FromLimit).map_or_else(|| describe_cpus(l), |r| r.text.clone())
-    ));
+    let own_request = cx
+        .eff
+        .request_cpu
+        .as_ref()
+        .filter(|r| r.origin != crate::k8s::container::ValueOrigin::FromLimit);
+    let request = match own_request {
+        Some(r) => std::borrow::Cow::Borrowed(r.text),
+        None => std::borrow::Cow::Owned(describe_cpus(l)),
+    };
+    let mut d = cx
+        .diag("GK203", cx.value_anchor(limit), message)
+        .severity(sev)
+        .note(
+            [
+                "remove the CPU limit and keep a CPU request of ",
+                &request,
+                " for scheduling, or set GOMAXPROCS and the limit to the same whole number of CPUs",
+            ]
+            .concat(),
+        );
     d = d.origin(cx.y, limit, "CPU limit");
     if limit.is_declared() {
         d = d.fix_or_note(remove_limit(cx, limit));
@@ -85,7 +119,7 @@ fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> 
     // Without the limit the downward API hands out the node's allocatable CPUs instead (§7.2).
     let reader = cx.c.env.iter().find(|v| match &v.value {
         EnvValue::ResourceFieldRef(f) => {
-            f.resource.as_ref().is_some_and(|(r, _)| r == "limits.cpu")
+            f.resource.is_some_and(|(r, _)| r == "limits.cpu")
                 && f.container_name
                     .as_ref()
                     .is_none_or(|(n, _)| Some(n) == cx.c.name.as_ref())
@@ -183,16 +217,22 @@ fn parallelism(cx: &ContainerCtx, l: i128) -> (Option<i128>, String) {
             match &var.value {
                 EnvValue::Literal { text, .. } => {
                     if let GoMaxProcs::Set(n) = parse_gomaxprocs(text) {
-                        return (Some(n as i128), format!("GOMAXPROCS = {n}"));
+                        let why = ["GOMAXPROCS = ", itoa::Buffer::new().format(n)].concat();
+                        return (Some(n as i128), why);
                     }
                 }
                 EnvValue::ResourceFieldRef(f)
-                    if f.resource.as_ref().is_some_and(|(r, _)| r == "limits.cpu") =>
+                    if f.resource.is_some_and(|(r, _)| r == "limits.cpu") =>
                 {
                     let c = ceil_cpus(l);
                     return (
                         Some(c),
-                        format!("GOMAXPROCS = {c} from resourceFieldRef limits.cpu"),
+                        [
+                            "GOMAXPROCS = ",
+                            itoa::Buffer::new().format(c),
+                            " from resourceFieldRef limits.cpu",
+                        ]
+                        .concat(),
                     );
                 }
                 _ => {}
@@ -202,12 +242,25 @@ fn parallelism(cx: &ContainerCtx, l: i128) -> (Option<i128>, String) {
             let p = go125_gomaxprocs(l, cx.cfg.node_cpus);
             return (
                 Some(p),
-                format!("GOMAXPROCS = {p}, Go 1.25's default of max(2, ceil(limit))"),
+                [
+                    "GOMAXPROCS = ",
+                    itoa::Buffer::new().format(p),
+                    ", Go 1.25's default of max(2, ceil(limit))",
+                ]
+                .concat(),
             );
         }
     }
     match node {
-        Some(n) => (Some(n), format!("one per node CPU, {n} from node-cpus")),
+        Some(n) => {
+            let why = [
+                "one per node CPU, ",
+                itoa::Buffer::new().format(n),
+                " from node-cpus",
+            ]
+            .concat();
+            (Some(n), why)
+        }
         None => (None, String::new()),
     }
 }

@@ -22,7 +22,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if parse_gogc(text) != GoGc::Invalid {
         return;
     }
-    let hint = if text.eq_ignore_ascii_case("off") || text == "false" {
+    let hint = if text.eq_ignore_ascii_case("off") || *text == "false" {
         " (write off, in lower case)"
     } else {
         ""

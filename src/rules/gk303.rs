@@ -15,8 +15,8 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(env.len());
         let mut last_at: HashMap<&str, usize> = HashMap::with_capacity(env.len());
         for (i, var) in env.iter().enumerate() {
-            first_at.entry(var.name.as_str()).or_insert(i);
-            last_at.insert(var.name.as_str(), i);
+            first_at.entry(var.name).or_insert(i);
+            last_at.insert(var.name, i);
         }
         (first_at, last_at)
     });
@@ -29,7 +29,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         None => env.iter().rposition(|e| e.name == name).unwrap_or(0),
     };
     for (i, var) in env.iter().enumerate() {
-        let first = first_of(&var.name);
+        let first = first_of(var.name);
         if first < i {
             let first = &env[first];
             let (line, _) = cx.src.line_col(cx.y.span(first.name_node).start);
@@ -40,10 +40,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             ));
             continue;
         }
-        if !GO_ENV_VARS.contains(&var.name.as_str()) || last_of(&var.name) > i {
+        if !GO_ENV_VARS.contains(&var.name) || last_of(var.name) > i {
             continue;
         }
-        let (Some(from_cm), Some(own)) = (cx.env_from_value(&var.name), var.literal()) else {
+        let (Some(from_cm), Some(own)) = (cx.env_from_value(var.name), var.literal()) else {
             continue;
         };
         if from_cm != own {

@@ -35,6 +35,6 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     out.push(cx.diag(
         "GK401",
         node,
-        format!("{} has no {what} request: {consequence}", cx.who()),
+        [&cx.who(), " has no ", &what, " request: ", consequence].concat(),
     ));
 }

@@ -31,6 +31,7 @@ use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{ConfigMap, Object};
 use crate::runtime::GoView;
 use crate::source::Source;
+use crate::text::debug_quoted;
 use crate::yaml::{NodeId, Yaml};
 
 /// Everything a container rule may look at.
@@ -38,16 +39,16 @@ pub struct ContainerCtx<'a, 'y> {
     pub y: &'a Yaml<'y>,
     pub src: &'a Source,
     pub cfg: &'a Config,
-    pub object: &'a Object,
-    pub pod: &'a Pod,
-    pub c: &'a Container,
-    pub eff: Effective,
+    pub object: &'a Object<'a>,
+    pub pod: &'a Pod<'a>,
+    pub c: &'a Container<'a>,
+    pub eff: Effective<'a>,
     pub go: GoView<'a>,
     /// [`GoView::note`], written once for all of the container's Go findings.
     pub go_note: std::cell::OnceCell<String>,
     /// [`Pod::is_guaranteed_whole_cores`], worked out once for all of the pod's containers.
     pub whole_cores: &'a std::cell::OnceCell<bool>,
-    pub limit_ranges: &'a [&'a LimitRange],
+    pub limit_ranges: &'a [&'a LimitRange<'a>],
     pub config_maps: &'a [ConfigMap],
     /// Writes fixes in the file's style (its layout is worked out once per file).
     pub fx: &'a crate::fix::emit::Emitter<'a, 'y>,
@@ -85,7 +86,12 @@ impl ContainerCtx<'_, '_> {
     }
 
     pub fn who(&self) -> String {
-        format!("{} {:?}", self.c.kind.describe(), self.c.display_name())
+        [
+            self.c.kind.describe(),
+            " ",
+            &debug_quoted(self.c.display_name()),
+        ]
+        .concat()
     }
 }
 
@@ -97,7 +103,7 @@ impl ContainerCtx<'_, '_> {
             let Some(cm_name) = &ef.config_map else {
                 continue;
             };
-            let Some(key) = name.strip_prefix(ef.prefix.as_str()) else {
+            let Some(key) = name.strip_prefix(ef.prefix) else {
                 continue;
             };
             let cm = self
@@ -127,7 +133,7 @@ impl ContainerCtx<'_, '_> {
                 })
             })
             .map(|ef| {
-                ef.config_map.clone().map_or_else(
+                ef.config_map.map_or_else(
                     || "a Secret or other source".to_string(),
                     |n| format!("ConfigMap {n}"),
                 )

@@ -7,6 +7,7 @@ pub mod throttle;
 
 use crate::config::{Config, GoVersion};
 use crate::k8s::container::{container_annotation, Container};
+use crate::text::{push_debug, push_int};
 use crate::yaml::{NodeId, Yaml};
 
 pub const GO_1_16: GoVersion = GoVersion::new(1, 16);
@@ -239,49 +240,75 @@ pub enum WhyVersion<'a> {
     Unknown,
 }
 
-impl std::fmt::Display for WhyGo<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+impl WhyGo<'_> {
+    /// The reason as the Go note gives it.
+    fn write_to(&self, s: &mut String) {
+        let non = |go: bool| if go { "" } else { "non-" };
         match *self {
             WhyGo::Annotation { container, value } => {
-                write!(f, "of the annotation golint-k8s.io/runtime")?;
+                s.push_str("of the annotation golint-k8s.io/runtime");
                 if let Some(name) = container {
-                    write!(f, ".{name}")?;
+                    s.push('.');
+                    s.push_str(name);
                 }
-                write!(f, ": {value}")
+                s.push_str(": ");
+                s.push_str(value);
             }
-            WhyGo::ConfigImages { go, pattern } => write!(
-                f,
-                "the image matches {}go-images {pattern:?}",
-                if go { "" } else { "non-" }
-            ),
-            WhyGo::GoEnv(name) => write!(f, "it sets the Go runtime variable {name}"),
-            WhyGo::Catalog { go, image, name } => write!(
-                f,
-                "the image {image} is a known {}Go program ({name})",
-                if go { "" } else { "non-" }
-            ),
+            WhyGo::ConfigImages { go, pattern } => {
+                s.push_str("the image matches ");
+                s.push_str(non(go));
+                s.push_str("go-images ");
+                push_debug(s, pattern);
+            }
+            WhyGo::GoEnv(name) => {
+                s.push_str("it sets the Go runtime variable ");
+                s.push_str(name);
+            }
+            WhyGo::Catalog { go, image, name } => {
+                s.push_str("the image ");
+                s.push_str(image);
+                s.push_str(" is a known ");
+                s.push_str(non(go));
+                s.push_str("Go program (");
+                s.push_str(name);
+                s.push(')');
+            }
             WhyGo::AssumeGo { on: true } => {
-                write!(
-                    f,
-                    "assume-go is on (the default) and nothing says otherwise"
-                )
+                s.push_str("assume-go is on (the default) and nothing says otherwise")
             }
-            WhyGo::AssumeGo { on: false } => write!(f, "assume-go is off"),
+            WhyGo::AssumeGo { on: false } => s.push_str("assume-go is off"),
         }
     }
 }
 
-impl std::fmt::Display for WhyVersion<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+impl WhyVersion<'_> {
+    /// Where the version came from, as the Go note gives it.
+    fn write_to(&self, s: &mut String) {
         match *self {
             WhyVersion::Annotation(raw) => {
-                write!(f, "annotation golint-k8s.io/go-version: {raw:?}")
+                s.push_str("annotation golint-k8s.io/go-version: ");
+                push_debug(s, raw);
             }
-            WhyVersion::Config(Some(pattern), g) => write!(f, "config go-versions {pattern:?} {g}"),
-            WhyVersion::Config(None, g) => write!(f, "config go-version {g}"),
-            WhyVersion::Unknown => write!(f, "unknown"),
+            WhyVersion::Config(Some(pattern), g) => {
+                s.push_str("config go-versions ");
+                push_debug(s, pattern);
+                s.push(' ');
+                push_version(s, g);
+            }
+            WhyVersion::Config(None, g) => {
+                s.push_str("config go-version ");
+                push_version(s, g);
+            }
+            WhyVersion::Unknown => s.push_str("unknown"),
         }
     }
+}
+
+/// `1.25`, as [`GoVersion`]'s `Display` prints it.
+fn push_version(s: &mut String, v: GoVersion) {
+    push_int(s, v.major);
+    s.push('.');
+    push_int(s, v.minor);
 }
 
 impl<'a> GoView<'a> {
@@ -298,7 +325,7 @@ impl<'a> GoView<'a> {
                 .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
             {
                 Some((g, raw)) => (Some(g), WhyVersion::Annotation(raw)),
-                None => match cfg.go_version_for(c.image.as_deref()) {
+                None => match cfg.go_version_for(c.image) {
                     Some((g, pattern)) => (Some(g), WhyVersion::Config(pattern, g)),
                     None => (None, WhyVersion::Unknown),
                 },
@@ -322,13 +349,21 @@ impl<'a> GoView<'a> {
 
     /// The note every Go-only finding carries.
     pub fn note(&self) -> String {
+        // Written piece by piece (see [`crate::text`]): most containers with a finding get one.
+        let mut s = String::with_capacity(256);
+        s.push_str("judged Go because ");
+        self.why_go.write_to(&mut s);
         match self.version {
-            Some(v) => format!(
-                "judged Go because {}; Go {v} ({})",
-                self.why_go, self.why_version
-            ),
-            None => format!("judged Go because {}; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)", self.why_go),
+            Some(v) => {
+                s.push_str("; Go ");
+                push_version(&mut s, v);
+                s.push_str(" (");
+                self.why_version.write_to(&mut s);
+                s.push(')');
+            }
+            None => s.push_str("; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)"),
         }
+        s
     }
 }
 
@@ -355,12 +390,8 @@ fn detect_go<'a>(
             return (false, WhyGo::ConfigImages { go: false, pattern });
         }
     }
-    if let Some(v) = c
-        .env
-        .iter()
-        .find(|e| GO_ENV_VARS.contains(&e.name.as_str()))
-    {
-        return (true, WhyGo::GoEnv(&v.name));
+    if let Some(v) = c.env.iter().find(|e| GO_ENV_VARS.contains(&e.name)) {
+        return (true, WhyGo::GoEnv(v.name));
     }
     if let Some(image) = &c.image {
         if let Some((go, name)) = catalog_match(image) {
@@ -507,22 +538,30 @@ pub fn describe_bytes(bytes: i128) -> String {
         ("MiB", 1 << 20),
         ("KiB", 1 << 10),
     ];
+    // Written piece by piece: most memory findings describe two byte counts, and `format!` of
+    // an i128 cost several times the arithmetic.
+    let mut s = String::with_capacity(16);
     for (name, size) in UNITS {
         if bytes >= size {
-            let whole = bytes / size;
-            let rem = bytes % size;
-            return if rem == 0 {
-                format!("{whole} {name}")
+            if bytes % size == 0 {
+                push_int(&mut s, bytes / size);
             } else if let Some(tenths) = rounded_tenths(bytes, size) {
                 // What `{:.1}` prints, without its exact float algorithm (slow, and run for
                 // most memory findings).
-                format!("{}.{} {name}", tenths / 10, tenths % 10)
+                push_int(&mut s, tenths / 10);
+                s.push('.');
+                push_int(&mut s, tenths % 10);
             } else {
-                format!("{:.1} {name}", bytes as f64 / size as f64)
-            };
+                return format!("{:.1} {name}", bytes as f64 / size as f64);
+            }
+            s.push(' ');
+            s.push_str(name);
+            return s;
         }
     }
-    format!("{bytes} bytes")
+    push_int(&mut s, bytes);
+    s.push_str(" bytes");
+    s
 }
 
 /// The GOMEMLIMIT value our fixes write for a limit: floor(limit × ratio) in whole MiB (bytes when
@@ -531,11 +570,14 @@ pub fn gomemlimit_for(limit_bytes: i128, ratio: f64) -> String {
     // Integer arithmetic on a ratio in thousandths avoids float rounding on exact products.
     let permille = (ratio * 1000.0).round() as i128;
     let target = limit_bytes * permille / 1000;
+    let mut s = String::with_capacity(16);
     if target >= 1 << 20 {
-        format!("{}MiB", target >> 20)
+        push_int(&mut s, target >> 20);
+        s.push_str("MiB");
     } else {
-        format!("{}", target.max(0))
+        push_int(&mut s, target.max(0));
     }
+    s
 }
 
 #[cfg(test)]
@@ -680,6 +722,16 @@ mod tests {
         }
         assert!(checked > 5000);
         assert_eq!(describe_bytes(2304), "2.2 KiB"); // a tie, left to the formatter
+                                                     // Whole units and counts below a KiB, as `{}` prints them.
+        for (name, size) in [("KiB", 1i128 << 10), ("MiB", 1 << 20), ("TiB", 1 << 40)] {
+            for n in [1i128, 2, 3, 512, 1023] {
+                assert_eq!(describe_bytes(n * size), format!("{n} {name}"));
+            }
+        }
+        assert_eq!(describe_bytes(8_388_607 << 40), "8388607 TiB");
+        for bytes in [-7i128, 0, 1, 999, 1023] {
+            assert_eq!(describe_bytes(bytes), format!("{bytes} bytes"));
+        }
     }
 
     #[test]

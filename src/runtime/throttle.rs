@@ -3,6 +3,7 @@
 //! for the rest of the period. Kept in one place so that every message quotes the same numbers.
 
 use crate::k8s::Quantity;
+use crate::text::push_int;
 
 /// The kubelet's CFS period.
 pub const PERIOD_MS: f64 = 100.0;
@@ -40,16 +41,35 @@ pub fn burn(limit_millis: i128, p: i128) -> (f64, f64) {
 
 /// `250m` → `0.25 CPU`, `2` → `2 CPUs`.
 pub fn describe_cpus(limit_millis: i128) -> String {
+    // Written piece by piece: `format!` of an i128 cost several times the arithmetic, for a
+    // text most CPU findings carry.
+    let mut s = String::with_capacity(16);
     if limit_millis % 1000 == 0 {
         let n = limit_millis / 1000;
-        format!("{n} CPU{}", if n == 1 { "" } else { "s" })
+        push_int(&mut s, n);
+        s.push_str(if n == 1 { " CPU" } else { " CPUs" });
+        s
     } else if limit_millis.unsigned_abs() < 1 << 50 {
         // Exactly what `{:.3}` of the float prints for these (the float is within far less
-        // than half a thousandth of the value), written from the integer.
+        // than half a thousandth of the value), written from the integer: the whole part, and
+        // the three decimals without their trailing zeros (there is at least one non-zero).
         let m = limit_millis.unsigned_abs();
-        let sign = if limit_millis < 0 { "-" } else { "" };
-        let s = format!("{sign}{}.{:03}", m / 1000, m % 1000);
-        format!("{} CPU", s.trim_end_matches('0'))
+        if limit_millis < 0 {
+            s.push('-');
+        }
+        push_int(&mut s, m / 1000);
+        s.push('.');
+        let mut frac = m % 1000;
+        let mut digits = 3;
+        while frac % 10 == 0 {
+            frac /= 10;
+            digits -= 1;
+        }
+        let text = itoa::Buffer::new().format(frac).len();
+        s.extend(std::iter::repeat_n('0', digits - text));
+        push_int(&mut s, frac);
+        s.push_str(" CPU");
+        s
     } else {
         let s = format!("{:.3}", limit_millis as f64 / 1000.0);
         format!("{} CPU", s.trim_end_matches('0'))
@@ -118,6 +138,10 @@ mod tests {
         assert_eq!(go125_gomaxprocs(8500, Some(4)), 4);
         assert_eq!(ceil_cpus(250), 1);
         assert_eq!(ceil_cpus(2001), 3);
+        for n in -5i128..70 {
+            let plural = if n == 1 { "" } else { "s" };
+            assert_eq!(describe_cpus(n * 1000), format!("{n} CPU{plural}"));
+        }
         assert_eq!(describe_cpus(250), "0.25 CPU");
         assert_eq!(describe_cpus(2000), "2 CPUs");
         assert_eq!(quota_ms(250), 25.0);

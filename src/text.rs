@@ -1,0 +1,56 @@
+//! Message text written piece by piece. A lint run writes tens of thousands of messages, notes
+//! and fix titles, and `format!` spent more on walking its pieces and on each argument's
+//! formatting than on the text itself; these write the common pieces (integers, quoted names)
+//! straight into a `String`, with `[..].concat()` joining the rest.
+
+/// Append an integer's decimal digits, as `{}` prints them.
+pub fn push_int(s: &mut String, n: impl itoa::Integer) {
+    s.push_str(itoa::Buffer::new().format(n));
+}
+
+/// Append `s` as `{:?}` prints it.
+pub fn push_debug(out: &mut String, s: &str) {
+    // Printable ASCII other than `"` and `\` is printed as it is, between quotes; anything else
+    // goes to the formatter, which knows Rust's escapes.
+    let plain = |b: u8| (b.is_ascii_graphic() || b == b' ') && b != b'"' && b != b'\\';
+    if s.bytes().all(plain) {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        use std::fmt::Write;
+        let _ = write!(out, "{s:?}");
+    }
+}
+
+/// `s` as `{:?}` prints it.
+pub fn debug_quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_debug(&mut out, s);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_names_read_as_debug_prints_them() {
+        let mut names: Vec<String> = (0u8..0x80)
+            .map(|b| format!("app{}x", char::from(b)))
+            .collect();
+        names.extend(["", "api", "é", "a\u{301}", "\u{2028}", "😀", "it's"].map(String::from));
+        for n in names {
+            assert_eq!(debug_quoted(&n), format!("{n:?}"));
+        }
+    }
+
+    #[test]
+    fn integers_read_as_display_prints_them() {
+        for n in [i128::MIN, -1_000_000_007, -1, 0, 7, 1 << 40, i128::MAX] {
+            let mut s = String::from("x");
+            push_int(&mut s, n);
+            assert_eq!(s, format!("x{n}"));
+        }
+    }
+}
