@@ -144,7 +144,8 @@ pub struct Diagnostic {
     pub document: usize,
     /// Shared by every finding of the object: one copy of its names, not one per finding.
     pub object: Option<std::sync::Arc<ObjectRef>>,
-    pub container: Option<String>,
+    /// Shared by the container's findings, as `object` is.
+    pub container: Option<std::sync::Arc<str>>,
     pub source_template: Option<String>,
     /// The template line and values key behind a finding in rendered Helm output, when the
     /// chart's sources were given. (Boxed, as `cluster`: most findings have neither, and a

@@ -445,8 +445,13 @@ impl FileCtx<'_, '_> {
             for check in container_rules {
                 check(&cx, diags);
             }
+            // One copy of the name for all of the container's findings.
+            let name: Option<Arc<str>> = match diags.len() > start {
+                true => c.name.map(Arc::from),
+                false => None,
+            };
             for d in &mut diags[start..] {
-                d.container = c.name.map(str::to_string);
+                d.container = name.clone();
             }
             out.owners
                 .extend((start..diags.len()).map(|_| Some((obj.root, c.name))));

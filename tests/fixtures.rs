@@ -279,7 +279,7 @@ fn fixed_snapshots() {
             let back = left.iter().any(|f| {
                 f.diagnostic.code == a.code
                     && f.diagnostic.document == a.document
-                    && f.diagnostic.container == a.container
+                    && f.diagnostic.container.as_deref() == a.container.as_deref()
             });
             if back {
                 failures.push(format!("{at}: {} still fires after {:?}", a.code, a.title));

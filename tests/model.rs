@@ -141,7 +141,7 @@ spec:
         r.findings
             .iter()
             .filter(|f| f.diagnostic.code == code)
-            .map(|f| f.diagnostic.container.clone().unwrap())
+            .map(|f| f.diagnostic.container.as_deref().unwrap().to_string())
             .collect::<Vec<_>>()
     };
     // The sidecar's memory limit needs GOMEMLIMIT; busybox is not Go.

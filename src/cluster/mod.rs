@@ -206,7 +206,7 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                         kind: o.kind.clone(),
                         namespace: o.namespace.clone(),
                         name: o.name.clone(),
-                        container: d.container.clone(),
+                        container: d.container.as_deref().map(str::to_string),
                         path: field_path(&path),
                     }));
                     if let (Some(n), true) = (&node_note, uses_node_cpus(d.code)) {

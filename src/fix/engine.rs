@@ -196,7 +196,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                         applicability: fix.applicability,
                         document,
                         object: d.object.as_ref().and_then(|o| o.name.clone()),
-                        container: d.container.clone(),
+                        container: d.container.as_deref().map(str::to_string),
                         path,
                         original_range: map_back(&rounds, span.start, false)
                             ..map_back(&rounds, span.end, true),
@@ -268,7 +268,7 @@ fn identity(d: &Diagnostic, rounds: &[Vec<(Range<usize>, usize)>]) -> Identity {
     (
         d.code,
         d.document,
-        d.container.clone(),
+        d.container.as_deref().map(str::to_string),
         format!(
             "{}/{}",
             d.object
@@ -327,7 +327,7 @@ fn choose<'d>(
             let owner = (
                 d.document,
                 d.object.as_ref().and_then(|o| o.name.clone()),
-                d.container.clone(),
+                d.container.as_deref().map(str::to_string),
             );
             if !containers.insert(owner) {
                 continue;

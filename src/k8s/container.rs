@@ -5,6 +5,7 @@
 use super::limitrange::LimitRange;
 use super::quantity::Quantity;
 use super::{annotation_in, annotation_where, PodSpecRef};
+use crate::yaml::scalar::json_float_is_text;
 use crate::yaml::{NodeId, Style, Yaml, Yaml11};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +68,8 @@ impl<'y> QuantityValue<'y> {
         let quantity = match resolved {
             // The integer's JSON text is its decimal digits, written without a String.
             Some(Yaml11::Int(i)) => Quantity::parse(itoa::Buffer::new().format(i)).ok(),
+            // A float written as Go would print it needs no formatting (see json_float_is_text).
+            Some(Yaml11::Float(_)) if json_float_is_text(text) => Quantity::parse(text).ok(),
             Some(r @ Yaml11::Float(_)) => r.json_text().and_then(|j| Quantity::parse(&j).ok()),
             _ => Quantity::parse_api(text).ok(),
         };

@@ -120,7 +120,7 @@ fn size_hint(file: &[u8], f: &Finding) -> usize {
         + d.message.len()
         + notes
         + object
-        + opt(&d.container)
+        + d.container.as_ref().map_or(4, |c| c.len() + 2)
         + opt(&d.source_template)
         + fix
         + helm
@@ -136,7 +136,7 @@ struct Memo<'f> {
         &'f Option<std::sync::Arc<crate::diagnostic::ObjectRef>>,
         std::ops::Range<usize>,
     )>,
-    container: Option<(&'f Option<String>, std::ops::Range<usize>)>,
+    container: Option<(&'f Option<std::sync::Arc<str>>, std::ops::Range<usize>)>,
 }
 
 /// Write `value` with `write`, or copy what the previous finding wrote for an equal value.
@@ -738,7 +738,7 @@ mod tests {
                     namespace: None,
                     name: Some("api".into()),
                 }));
-                d.container = Some(text.to_string());
+                d.container = Some((*text).into());
                 d.source_template = Some("chart/templates/deployment.yaml".into());
             }
             if i == 2 {

@@ -150,7 +150,7 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
         props.insert("object".into(), json!(&**o));
     }
     if let Some(c) = &d.container {
-        props.insert("container".into(), json!(c));
+        props.insert("container".into(), json!(&**c));
     }
     props.insert("document".into(), json!(d.document));
     if let Some(t) = &d.source_template {

@@ -399,6 +399,29 @@ fn is_yaml_style_float(s: &str) -> bool {
 /// notation for magnitudes in [1e-6, 1e21) and in exponent notation outside, with the
 /// exponent written without leading zeros (`1e-7`, `1e+21`). Non-finite values are an error
 /// in Go, hence None.
+/// Whether [`Yaml11::json_text`] of the float that `text` resolves to is `text` itself, so that
+/// the text can stand for it without formatting the float (which costs thousands of
+/// instructions). It is when `text` is a plain decimal without a `+`, leading zeros, trailing
+/// fractional zeros or an exponent, with at most 15 significant digits (a float64 keeps those
+/// exactly, so they are its shortest round-trip digits), and at least 1e-6, below which Go writes
+/// an exponent.
+pub fn json_float_is_text(text: &str) -> bool {
+    let body = text.strip_prefix('-').unwrap_or(text);
+    let Some((int, frac)) = body.split_once('.') else {
+        return false;
+    };
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(frac) || frac.ends_with('0') {
+        return false;
+    }
+    if int == "0" {
+        let significant = frac.trim_start_matches('0').len();
+        frac.len() - significant <= 5 && significant <= 15
+    } else {
+        !int.starts_with('0') && int.len() + frac.len() <= 15
+    }
+}
+
 fn go_json_float(f: f64) -> Option<String> {
     if !f.is_finite() {
         return None;
@@ -695,6 +718,78 @@ mod tests {
         ("１", "string", None),
         ("\u{0}", "string", None),
     ];
+
+    #[test]
+    fn floats_printed_as_written_are_the_json_text() {
+        // Decimal texts of every shape near the rules' edges: leading zeros, 15 and 16
+        // significant digits, 1e-6, trailing zeros, signs. Each one the shortcut accepts must be
+        // the JSON text of its float.
+        let mut texts = vec![
+            "0.5",
+            "-0.5",
+            "+0.5",
+            "0.50",
+            "00.5",
+            "1.25",
+            "0.000001",
+            "0.0000001",
+            "0.0000015",
+            "123456789012345.1",
+            "12345678901234.5",
+            "0.123456789012345",
+            "0.1234567890123456",
+            "1.0",
+            "10.",
+            ".5",
+            "1e3",
+            "1.5e3",
+            "1_000.5",
+            "99999999999999.9",
+            "0.1",
+            "0.3",
+        ]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let int_len = (x % 17) as usize;
+            let frac_len = 1 + ((x >> 8) % 17) as usize;
+            let digit = |i: usize| char::from(b'0' + ((x >> (i % 60)) % 10) as u8);
+            let int: String = if int_len == 0 {
+                "0".into()
+            } else {
+                (0..int_len).map(digit).collect()
+            };
+            let frac: String = (0..frac_len).map(|i| digit(i + 20)).collect();
+            let sign = if x & (1 << 62) != 0 { "-" } else { "" };
+            texts.push(format!("{sign}{int}.{frac}"));
+        }
+        let mut accepted = 0;
+        for t in &texts {
+            if json_float_is_text(t) {
+                accepted += 1;
+                let resolved = resolve_plain(t);
+                assert!(matches!(resolved, Yaml11::Float(_)), "{t}");
+                assert_eq!(resolved.json_text().as_deref(), Some(t.as_str()), "{t}");
+            }
+        }
+        assert!(accepted > 5_000, "{accepted}");
+        for t in [
+            "0.50",
+            "00.5",
+            "+0.5",
+            "0.0000001",
+            "0.1234567890123456",
+            "1e3",
+            "10.",
+        ] {
+            assert!(!json_float_is_text(t), "{t}");
+        }
+    }
 
     #[test]
     fn table() {
