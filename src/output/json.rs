@@ -227,11 +227,11 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     opt_string(out, d.source_template.as_deref());
     // Present only in the modes that produce them: the Helm and cluster objects go through serde.
     if let Some(chart) = &d.chart {
-        field(out, 6, false, "chart");
+        put(out, b",\n      \"chart\": ");
         pretty_at(out, chart, 3);
     }
     if let Some(cluster) = &d.cluster {
-        field(out, 6, false, "object_ref");
+        put(out, b",\n      \"object_ref\": ");
         pretty_at(out, cluster, 3);
     }
     put(out, b",\n      \"fix\": ");
@@ -273,17 +273,6 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
         }
     }
     put(out, b"\n    }");
-}
-
-/// A key of an object whose keys are `indent` spaces in: the comma after the value before it
-/// (unless it is the first), the line break and indentation, and `"name": `. For the keys only
-/// some modes write; the others are constants in [`write_finding`].
-fn field(out: &mut Vec<u8>, indent: usize, first: bool, name: &str) {
-    const SPACES: &[u8] = b",\n                ";
-    out.extend_from_slice(&SPACES[usize::from(first)..2 + indent]);
-    out.push(b'"');
-    out.extend_from_slice(name.as_bytes());
-    out.extend_from_slice(b"\": ");
 }
 
 /// `value` as serde_json's pretty printer writes it `level` levels deep in a document (the

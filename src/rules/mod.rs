@@ -31,7 +31,7 @@ use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{ConfigMap, Object};
 use crate::runtime::GoView;
 use crate::source::Source;
-use crate::text::debug_quoted;
+use crate::text::push_debug;
 use crate::yaml::{NodeId, Yaml};
 
 /// Everything a container rule may look at.
@@ -86,12 +86,11 @@ impl ContainerCtx<'_, '_> {
     }
 
     pub fn who(&self) -> String {
-        [
-            self.c.kind.describe(),
-            " ",
-            &debug_quoted(self.c.display_name()),
-        ]
-        .concat()
+        let mut s = String::with_capacity(32);
+        s.push_str(self.c.kind.describe());
+        s.push(' ');
+        push_debug(&mut s, self.c.display_name());
+        s
     }
 }
 

@@ -9,6 +9,7 @@ use crate::config::{Config, GoVersion};
 use crate::k8s::container::{container_annotation, Container};
 use crate::text::{push_debug, push_int};
 use crate::yaml::{NodeId, Yaml};
+use std::fmt::Write as _;
 
 pub const GO_1_16: GoVersion = GoVersion::new(1, 16);
 pub const GO_1_19: GoVersion = GoVersion::new(1, 19);
@@ -293,22 +294,15 @@ impl WhyVersion<'_> {
                 s.push_str("config go-versions ");
                 push_debug(s, pattern);
                 s.push(' ');
-                push_version(s, g);
+                let _ = write!(s, "{g}");
             }
             WhyVersion::Config(None, g) => {
                 s.push_str("config go-version ");
-                push_version(s, g);
+                let _ = write!(s, "{g}");
             }
             WhyVersion::Unknown => s.push_str("unknown"),
         }
     }
-}
-
-/// `1.25`, as [`GoVersion`]'s `Display` prints it.
-fn push_version(s: &mut String, v: GoVersion) {
-    push_int(s, v.major);
-    s.push('.');
-    push_int(s, v.minor);
 }
 
 impl<'a> GoView<'a> {
@@ -356,7 +350,7 @@ impl<'a> GoView<'a> {
         match self.version {
             Some(v) => {
                 s.push_str("; Go ");
-                push_version(&mut s, v);
+                let _ = write!(s, "{v}");
                 s.push_str(" (");
                 self.why_version.write_to(&mut s);
                 s.push(')');
@@ -630,6 +624,81 @@ mod tests {
     }
 
     #[test]
+    fn go_notes_name_every_reason() {
+        // Every reason and version source, as the note spelled them when they were `format!`
+        // templates (`{:?}` for patterns and raw versions, escapes included).
+        const UNKNOWN: &str = "; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)";
+        let v = GoVersion::new(1, 24);
+        let note = |why_go, version, why_version| {
+            GoView {
+                is_go: true,
+                why_go,
+                version,
+                why_version,
+            }
+            .note()
+        };
+        let reasons = [
+            (
+                WhyGo::Annotation { container: None, value: "go" },
+                "of the annotation golint-k8s.io/runtime: go",
+            ),
+            (
+                WhyGo::Annotation { container: Some("app"), value: "go" },
+                "of the annotation golint-k8s.io/runtime.app: go",
+            ),
+            (
+                WhyGo::ConfigImages { go: true, pattern: "ghcr.io/acme/*" },
+                "the image matches go-images \"ghcr.io/acme/*\"",
+            ),
+            (
+                WhyGo::ConfigImages { go: false, pattern: "a\"b\\c\u{e9}" },
+                "the image matches non-go-images \"a\\\"b\\\\c\u{e9}\"",
+            ),
+            (WhyGo::GoEnv("GOGC"), "it sets the Go runtime variable GOGC"),
+            (
+                WhyGo::Catalog { go: true, image: "quay.io/prometheus/node-exporter:v1", name: "node-exporter" },
+                "the image quay.io/prometheus/node-exporter:v1 is a known Go program (node-exporter)",
+            ),
+            (
+                WhyGo::Catalog { go: false, image: "nginx:1.27", name: "nginx" },
+                "the image nginx:1.27 is a known non-Go program (nginx)",
+            ),
+            (
+                WhyGo::AssumeGo { on: true },
+                "assume-go is on (the default) and nothing says otherwise",
+            ),
+            (WhyGo::AssumeGo { on: false }, "assume-go is off"),
+        ];
+        for (why, text) in reasons {
+            assert_eq!(
+                note(why, None, WhyVersion::Unknown),
+                format!("judged Go because {text}{UNKNOWN}")
+            );
+        }
+        let env = WhyGo::GoEnv("GOGC");
+        for (why, text) in [
+            (
+                WhyVersion::Annotation("go1.24"),
+                "; Go 1.24 (annotation golint-k8s.io/go-version: \"go1.24\")",
+            ),
+            (
+                WhyVersion::Config(Some("ghcr.io/*"), v),
+                "; Go 1.24 (config go-versions \"ghcr.io/*\" 1.24)",
+            ),
+            (
+                WhyVersion::Config(None, v),
+                "; Go 1.24 (config go-version 1.24)",
+            ),
+        ] {
+            assert_eq!(
+                note(env, Some(v), why),
+                format!("judged Go because it sets the Go runtime variable GOGC{text}")
+            );
+        }
+    }
+
+    #[test]
     fn gomaxprocs_and_gogc_grammar() {
         assert_eq!(parse_gomaxprocs("4"), GoMaxProcs::Set(4));
         assert_eq!(parse_gomaxprocs("+3"), GoMaxProcs::Set(3));
@@ -721,8 +790,9 @@ mod tests {
             }
         }
         assert!(checked > 5000);
-        assert_eq!(describe_bytes(2304), "2.2 KiB"); // a tie, left to the formatter
-                                                     // Whole units and counts below a KiB, as `{}` prints them.
+        // A tie, left to the formatter.
+        assert_eq!(describe_bytes(2304), "2.2 KiB");
+        // Whole units and counts below a KiB, as `{}` prints them.
         for (name, size) in [("KiB", 1i128 << 10), ("MiB", 1 << 20), ("TiB", 1 << 40)] {
             for n in [1i128, 2, 3, 512, 1023] {
                 assert_eq!(describe_bytes(n * size), format!("{n} {name}"));

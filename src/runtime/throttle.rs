@@ -52,22 +52,17 @@ pub fn describe_cpus(limit_millis: i128) -> String {
     } else if limit_millis.unsigned_abs() < 1 << 50 {
         // Exactly what `{:.3}` of the float prints for these (the float is within far less
         // than half a thousandth of the value), written from the integer: the whole part, and
-        // the three decimals without their trailing zeros (there is at least one non-zero).
+        // the three decimals without their trailing zeros (at least one of them is not zero).
         let m = limit_millis.unsigned_abs();
         if limit_millis < 0 {
             s.push('-');
         }
         push_int(&mut s, m / 1000);
         s.push('.');
-        let mut frac = m % 1000;
-        let mut digits = 3;
-        while frac % 10 == 0 {
-            frac /= 10;
-            digits -= 1;
+        for d in [m / 100 % 10, m / 10 % 10, m % 10] {
+            s.push(char::from(b'0' + d as u8));
         }
-        let text = itoa::Buffer::new().format(frac).len();
-        s.extend(std::iter::repeat_n('0', digits - text));
-        push_int(&mut s, frac);
+        s.truncate(s.trim_end_matches('0').len());
         s.push_str(" CPU");
         s
     } else {

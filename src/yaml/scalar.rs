@@ -395,10 +395,6 @@ fn is_yaml_style_float(s: &str) -> bool {
     i == b.len()
 }
 
-/// How Go's `encoding/json` writes a float64: the shortest digits that round-trip, in plain
-/// notation for magnitudes in [1e-6, 1e21) and in exponent notation outside, with the
-/// exponent written without leading zeros (`1e-7`, `1e+21`). Non-finite values are an error
-/// in Go, hence None.
 /// Whether [`Yaml11::json_text`] of the float that `text` resolves to is `text` itself, so that
 /// the text can stand for it without formatting the float (which costs thousands of
 /// instructions). It is when `text` is a plain decimal without a `+`, leading zeros, trailing
@@ -422,6 +418,10 @@ pub fn json_float_is_text(text: &str) -> bool {
     }
 }
 
+/// How Go's `encoding/json` writes a float64: the shortest digits that round-trip, in plain
+/// notation for magnitudes in [1e-6, 1e21) and in exponent notation outside, with the
+/// exponent written without leading zeros (`1e-7`, `1e+21`). Non-finite values are an error
+/// in Go, hence None.
 fn go_json_float(f: f64) -> Option<String> {
     if !f.is_finite() {
         return None;
