@@ -417,6 +417,7 @@ fn write_batches(
         let mut buf = open_output(a)?;
         let mut stream = output::json::Stream::begin(&mut buf)?;
         for done in batches {
+            let mut fragments = Vec::with_capacity(done.len());
             for d in done.into_iter().flatten() {
                 match d {
                     Err(e) => {
@@ -424,7 +425,7 @@ fn write_batches(
                         say!("error: {e}");
                     }
                     Ok((fragment, s, codes, fails)) => {
-                        stream.push(&mut buf, &fragment)?;
+                        fragments.push(fragment);
                         stats += s;
                         failing |= fails;
                         for c in codes {
@@ -433,6 +434,7 @@ fn write_batches(
                     }
                 }
             }
+            stream.push_all(&mut buf, &fragments)?;
         }
         stream.finish(&mut buf, stats, None)?;
         if a.statistics {

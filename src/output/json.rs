@@ -166,12 +166,15 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     // JSON's cost, in capacity checks alone.
     let put = |out: &mut Vec<u8>, text: &[u8]| out.extend_from_slice(text);
     put(out, b"{\n      \"code\": \"");
-    put(out, d.code.as_bytes());
-    put(out, b"\",\n      \"rule\": \"");
-    put(out, registry::by_code(d.code).name.as_bytes());
-    put(out, b"\",\n      \"severity\": \"");
-    put(out, d.severity.as_str().as_bytes());
-    put(out, b"\",\n      \"message\": ");
+    put(out, registry::by_code(d.code).json_head.as_bytes());
+    put(
+        out,
+        match d.severity {
+            Severity::Error => b"\",\n      \"severity\": \"error\",\n      \"message\": ",
+            Severity::Warning => b"\",\n      \"severity\": \"warning\",\n      \"message\": ",
+            Severity::Info => b"\",\n      \"severity\": \"info\",\n      \"message\": ",
+        },
+    );
     string(out, &d.message);
     put(out, b",\n      \"notes\": ");
     memoized(out, &mut memo.notes, d.notes.as_slice(), |out| {
@@ -287,7 +290,15 @@ pub(crate) fn pretty_at<T: Serialize>(out: &mut Vec<u8>, value: &T, level: usize
 }
 
 fn number(out: &mut Vec<u8>, n: usize) {
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+    // Lines and columns are mostly one to three digits: written as fixed-size pieces, which
+    // compile to a few stores, where copying the formatter's output called memcpy for each.
+    let digit = |d: usize| b'0' + (d % 10) as u8;
+    match n {
+        0..10 => out.push(digit(n)),
+        10..100 => out.extend_from_slice(&[digit(n / 10), digit(n)]),
+        100..1000 => out.extend_from_slice(&[digit(n / 100), digit(n / 10), digit(n)]),
+        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    }
 }
 
 fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
@@ -412,11 +423,39 @@ impl Stream {
     }
 
     pub fn push(&mut self, out: &mut dyn Write, f: &Fragment) -> std::io::Result<()> {
-        for (i, part) in f.parts.iter().enumerate() {
-            // The first element of the array has no comma before it.
-            let skip = usize::from(i == 0 && self.summary.findings == 0);
-            out.write_all(part.get(skip..).unwrap_or_default())?;
+        self.push_all(out, [f])
+    }
+
+    /// Several files' fragments, in order, in one vectored write (or a few, where the output
+    /// takes fewer pieces at once): a write per file was 3,300 system calls on the benchmark's
+    /// 2,000 files.
+    pub fn push_all<'f>(
+        &mut self,
+        out: &mut dyn Write,
+        fragments: impl IntoIterator<Item = &'f Fragment>,
+    ) -> std::io::Result<()> {
+        let mut slices = Vec::new();
+        for f in fragments {
+            for (i, part) in f.parts.iter().enumerate() {
+                // The first element of the array has no comma before it.
+                let skip = usize::from(i == 0 && self.summary.findings == 0);
+                slices.push(std::io::IoSlice::new(part.get(skip..).unwrap_or_default()));
+            }
+            self.count(f);
         }
+        let mut rest = slices.as_mut_slice();
+        while !rest.is_empty() {
+            match out.write_vectored(rest) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => std::io::IoSlice::advance_slices(&mut rest, n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    fn count(&mut self, f: &Fragment) {
         let s = &mut self.summary;
         s.findings += f.findings;
         s.by_severity.error += f.by_severity.error;
@@ -424,7 +463,6 @@ impl Stream {
         s.by_severity.info += f.by_severity.info;
         s.fixable.safe += f.fixable.safe;
         s.fixable.unsafe_ += f.fixable.unsafe_;
-        Ok(())
     }
 
     pub fn finish(
@@ -694,6 +732,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn numbers_read_as_itoa_writes_them() {
+        for n in (0..=100_000).chain([999_999, 1_000_000, usize::MAX]) {
+            let mut ours = Vec::new();
+            number(&mut ours, n);
+            assert_eq!(ours, n.to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn every_rule_and_severity_heads_a_finding_as_serde_writes_it() {
+        // The code and name come from one constant per rule: each is held to the serializer.
+        for rule in registry::RULES {
+            for severity in [Severity::Error, Severity::Warning, Severity::Info] {
+                let f = Finding {
+                    diagnostic: Diagnostic::new(rule.code, severity, 0..1, "m".into()),
+                    start: (1, 1),
+                    end: (1, 2),
+                    edit_positions: Vec::new(),
+                };
+                let mut mine = Vec::new();
+                write_finding(&mut mine, b"\"f\"", &f, &mut Memo::default());
+                assert_eq!(
+                    String::from_utf8(mine).unwrap(),
+                    String::from_utf8(by_serde("f", &f)).unwrap()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fragments_reach_an_output_that_takes_a_few_bytes_at_a_time() {
+        // A pipe or a slow file may take part of a vectored write: the rest must follow in order.
+        struct Trickle(Vec<u8>);
+        impl Write for Trickle {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                let n = b.len().min(7);
+                self.0.extend_from_slice(&b[..n]);
+                Ok(n)
+            }
+            fn write_vectored(&mut self, bufs: &[std::io::IoSlice]) -> std::io::Result<usize> {
+                // At most 11 bytes, across piece boundaries.
+                let mut n = 0;
+                for b in bufs {
+                    let take = b.len().min(11 - n);
+                    self.0.extend_from_slice(&b[..take]);
+                    n += take;
+                    if n == 11 {
+                        break;
+                    }
+                }
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let fragment = |parts: &[&str], findings| Fragment {
+            parts: parts.iter().map(|p| p.as_bytes().to_vec()).collect(),
+            findings,
+            by_severity: BySeverity::default(),
+            fixable: Fixable::default(),
+        };
+        let fragments = [
+            fragment(&[",\n    {a}", ",\n    {bb}"], 2),
+            fragment(&[], 0),
+            fragment(&[",\n    {ccc-a-longer-piece-than-one-write}"], 1),
+        ];
+        let mut out = Trickle(Vec::new());
+        let mut stream = Stream::begin(&mut out).unwrap();
+        let start = out.0.len();
+        stream.push_all(&mut out, &fragments[..1]).unwrap();
+        stream.push_all(&mut out, &fragments[1..]).unwrap();
+        assert_eq!(
+            String::from_utf8(out.0[start..].to_vec()).unwrap(),
+            "\n    {a},\n    {bb},\n    {ccc-a-longer-piece-than-one-write}"
+        );
+        assert_eq!(stream.summary.findings, 3);
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub enum Check {
 pub struct Rule {
     pub code: &'static str,
     pub name: &'static str,
+    /// The code and name as the JSON output writes them between the code's opening quote and
+    /// the name's closing one: one copy per finding instead of four.
+    pub json_head: &'static str,
     pub severity: Severity,
     pub fix: FixKind,
     pub applies_to: &'static str,
@@ -47,6 +50,7 @@ macro_rules! rule {
         Rule {
             code: $code,
             name: $name,
+            json_head: concat!($code, "\",\n      \"rule\": \"", $name),
             severity: Severity::$sev,
             fix: FixKind::$fix,
             applies_to: $applies,
@@ -134,10 +138,31 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
 }
 
 pub fn by_code(code: &str) -> &'static Rule {
-    RULES
-        .iter()
-        .find(|r| r.code == code)
+    // Every finding's output looks its rule up: by the code's number, not by comparing the code
+    // with each rule's in turn.
+    static BY_NUMBER: std::sync::OnceLock<[u8; 1000]> = std::sync::OnceLock::new();
+    let index = BY_NUMBER.get_or_init(|| {
+        let mut index = [u8::MAX; 1000];
+        for (i, r) in RULES.iter().enumerate() {
+            let n = code_number(r.code).expect("rule codes are GK and three digits");
+            index[n] = u8::try_from(i).expect("fewer than 255 rules");
+        }
+        index
+    });
+    code_number(code)
+        .and_then(|n| RULES.get(usize::from(index[n])))
+        .filter(|r| r.code == code)
         .unwrap_or_else(|| panic!("rule {code} is not registered"))
+}
+
+/// 101 for `GK101`; None for anything not shaped like a rule code.
+fn code_number(code: &str) -> Option<usize> {
+    match code.as_bytes() {
+        [b'G', b'K', d @ ..] if d.len() == 3 && d.iter().all(u8::is_ascii_digit) => {
+            Some(d.iter().fold(0, |n, &b| n * 10 + usize::from(b - b'0')))
+        }
+        _ => None,
+    }
 }
 
 /// Rules matched by a selector: a code, a name, or a code prefix such as `GK2` or `GK`.
@@ -154,4 +179,37 @@ pub fn matching(selector: &str) -> Vec<&'static Rule> {
             .collect();
     }
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_found_by_its_code_and_heads_its_json() {
+        for r in RULES {
+            assert!(std::ptr::eq(by_code(r.code), r));
+            assert_eq!(
+                r.json_head,
+                format!("{}\",\n      \"rule\": \"{}", r.code, r.name)
+            );
+        }
+    }
+
+    #[test]
+    fn only_rule_shaped_codes_have_numbers() {
+        assert_eq!(code_number("GK000"), Some(0));
+        assert_eq!(code_number("GK303"), Some(303));
+        for bad in [
+            "", "GK", "GK30", "GK3030", "gk303", "GX303", "GK3a3", "GK-12", "GK٣٠٣",
+        ] {
+            assert_eq!(code_number(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "rule GK999 is not registered")]
+    fn an_unregistered_code_is_a_bug() {
+        by_code("GK999");
+    }
 }
