@@ -10,7 +10,7 @@ use crate::k8s::container::Container;
 use crate::source::Source;
 use crate::yaml::{IndentSteps, NodeId, NodeKind, Yaml};
 
-use super::{content_end, quote};
+use super::{content_end, push_quoted, quote};
 
 /// Why an emitter declined; shown as a note on the finding.
 pub type Skip = String;
@@ -46,7 +46,8 @@ impl<'a, 'y> Emitter<'a, 'y> {
 
     /// Refuse to edit a node that lies inside an anchored node some alias refers to: the edit
     /// would change every place that alias appears.
-    pub fn guard_shared(&self, node: NodeId, what: &str) -> Result<(), Skip> {
+    pub fn guard_shared(&self, node: NodeId, what: impl std::fmt::Display) -> Result<(), Skip> {
+        // `what` is formatted only for the refusal: most callers name it with `format_args!`.
         let y = self.y;
         if y.is_alias(node) {
             return Err(format!(
@@ -246,12 +247,22 @@ fn flow_item(lay: &Layout, name: &str, value: NewValue) -> String {
     }
 }
 
+/// `n` spaces: borrowed from a constant run for any indentation a manifest has, so that
+/// writing one costs a copy rather than a push per space or an allocation.
+fn spaces(n: usize) -> std::borrow::Cow<'static, str> {
+    const RUN: &str = "                                ";
+    match RUN.get(..n) {
+        Some(s) => std::borrow::Cow::Borrowed(s),
+        None => std::borrow::Cow::Owned(" ".repeat(n)),
+    }
+}
+
 /// A block sequence item for an env entry: `dash` is the indentation before `-`, `pad` the
 /// columns from the dash to the item's keys (2 for `- name`).
 fn block_item(lay: &Layout, dash: &str, pad: usize, name: &str, value: NewValue) -> String {
     // Written piecewise: this runs for most fixes, and `format!` cost more than all else here.
     let nl = lay.nl;
-    let spaces = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+    let spaces = |out: &mut String, n: usize| out.push_str(&spaces(n));
     let key = |out: &mut String, k: &str| {
         out.push_str(dash);
         spaces(out, pad);
@@ -267,7 +278,7 @@ fn block_item(lay: &Layout, dash: &str, pad: usize, name: &str, value: NewValue)
     match value {
         NewValue::Literal(v) => {
             key(&mut out, "value: ");
-            out.push_str(&quote(v, false));
+            push_quoted(&mut out, v, false);
         }
         NewValue::ResourceFieldRef(r) => {
             let unit = lay.unit();
@@ -453,7 +464,7 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
 /// Append `key: value_text` (value written as given) to a mapping, in its style.
 pub fn add_entry(em: &Emitter, map: NodeId, key: &str, value_text: &str) -> Result<Edit, Skip> {
     let (y, text) = (em.y, em.src.text.as_str());
-    em.guard_shared(map, &format!("the mapping that would get {key}"))?;
+    em.guard_shared(map, format_args!("the mapping that would get {key}"))?;
     let lay = em.layout();
     match &y.node(map).kind {
         NodeKind::Mapping {
@@ -521,10 +532,10 @@ pub fn add_nested_entry(
             add_entry(em, map, key, &format!("{{{inner}: {value_text}}}"))
         }
         NodeKind::Mapping { flow: false, .. } => {
-            em.guard_shared(map, &format!("the mapping that would get {key}"))?;
+            em.guard_shared(map, format_args!("the mapping that would get {key}"))?;
             append_block(em, map, |pad, lay| {
-                let (nl, unit) = (lay.nl, " ".repeat(lay.unit()));
-                format!("{pad}{key}:{nl}{pad}{unit}{inner}: {value_text}{nl}")
+                let (nl, unit) = (lay.nl, spaces(lay.unit()));
+                [pad, key, ":", nl, pad, &unit, inner, ": ", value_text, nl].concat()
             })
         }
         _ => Err(format!(

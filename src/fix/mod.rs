@@ -14,28 +14,40 @@ use crate::yaml::{NodeId, Style, Yaml};
 
 /// Quote a string for YAML so that every YAML 1.1 reader sees a string.
 pub fn quote(value: &str, prefer_single: bool) -> String {
+    let mut s = String::with_capacity(value.len() + 2);
+    push_quoted(&mut s, value, prefer_single);
+    s
+}
+
+/// [`quote`] appended to `out`: most fixes write a quoted value into a longer text.
+pub fn push_quoted(out: &mut String, value: &str, prefer_single: bool) {
+    let wrap = |out: &mut String, q: char| {
+        out.push(q);
+        out.push_str(value);
+        out.push(q);
+    };
     if prefer_single && !value.contains('\'') {
-        return format!("'{value}'");
+        return wrap(out, '\'');
     }
     if value.contains(['"', '\\']) || value.chars().any(char::is_control) {
         if !value.contains('\'') && !value.chars().any(char::is_control) {
-            return format!("'{value}'");
+            return wrap(out, '\'');
         }
-        let mut s = String::from("\"");
+        out.push('"');
         for ch in value.chars() {
             match ch {
-                '"' => s.push_str("\\\""),
-                '\\' => s.push_str("\\\\"),
-                '\n' => s.push_str("\\n"),
-                '\t' => s.push_str("\\t"),
-                c if c.is_control() => s.push_str(&format!("\\u{:04x}", c as u32)),
-                c => s.push(c),
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() => out.push_str(&format!("\\u{:04x}", c as u32)),
+                c => out.push(c),
             }
         }
-        s.push('"');
-        return s;
+        out.push('"');
+        return;
     }
-    format!("\"{value}\"")
+    wrap(out, '"')
 }
 
 /// Replace a scalar's value, keeping single quotes when the user used them and quoting otherwise
