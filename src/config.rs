@@ -438,7 +438,7 @@ impl<F: Fn(usize, String) -> ConfigError> ConfigReader<'_, '_, F> {
         }
         let r = self.y.resolve(n);
         match r.map(|r| &self.y.node(r).kind) {
-            Some(yaml::NodeKind::Sequence { items, .. }) => Ok(items.clone()),
+            Some(yaml::NodeKind::Sequence { items, .. }) => Ok(items.to_vec()),
             _ => Err(self.at(n, "expected a list".into())),
         }
     }

@@ -479,7 +479,7 @@ impl<'a> Scan<'a> {
     fn mapping(&mut self, at: usize, col: usize) -> R<Next> {
         self.enter()?;
         let kind = NodeKind::Mapping {
-            entries: Vec::new(),
+            entries: super::Entries::new(),
             flow: false,
         };
         self.out.open(kind, self.span(at..at), 0);
@@ -575,7 +575,7 @@ impl<'a> Scan<'a> {
     fn sequence(&mut self, at: usize, col: usize, indentless: bool) -> R<Next> {
         self.enter()?;
         let kind = NodeKind::Sequence {
-            items: Vec::new(),
+            items: super::Items::new(),
             flow: false,
         };
         let start = if indentless {
@@ -667,7 +667,7 @@ impl<'a> Scan<'a> {
             (
                 b'}',
                 NodeKind::Mapping {
-                    entries: Vec::new(),
+                    entries: super::Entries::new(),
                     flow: true,
                 },
             )
@@ -675,7 +675,7 @@ impl<'a> Scan<'a> {
             (
                 b']',
                 NodeKind::Sequence {
-                    items: Vec::new(),
+                    items: super::Items::new(),
                     flow: true,
                 },
             )
