@@ -166,7 +166,7 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     // JSON's cost, in capacity checks alone.
     let put = |out: &mut Vec<u8>, text: &[u8]| out.extend_from_slice(text);
     put(out, b"{\n      \"code\": \"");
-    put(out, registry::by_code(d.code).json_head.as_bytes());
+    put(out, rule_head(d.code).as_bytes());
     put(
         out,
         match d.severity {
@@ -276,6 +276,19 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
         }
     }
     put(out, b"\n    }");
+}
+
+/// A rule's code and name as a finding writes them, from the code's opening quote to the name's
+/// closing one: made once per rule, so that a finding copies one piece instead of four.
+fn rule_head(code: &str) -> &'static str {
+    static HEADS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    let heads = HEADS.get_or_init(|| {
+        registry::RULES
+            .iter()
+            .map(|r| format!("{}\",\n      \"rule\": \"{}", r.code, r.name))
+            .collect()
+    });
+    &heads[registry::index_of(code)]
 }
 
 /// `value` as serde_json's pretty printer writes it `level` levels deep in a document (the
@@ -745,7 +758,7 @@ mod tests {
 
     #[test]
     fn every_rule_and_severity_heads_a_finding_as_serde_writes_it() {
-        // The code and name come from one constant per rule: each is held to the serializer.
+        // The code and name come from one piece made per rule: each is held to the serializer.
         for rule in registry::RULES {
             for severity in [Severity::Error, Severity::Warning, Severity::Info] {
                 let f = Finding {
