@@ -146,7 +146,7 @@ pub struct Diagnostic {
     pub object: Option<std::sync::Arc<ObjectRef>>,
     /// Shared by the container's findings, as `object` is.
     pub container: Option<std::sync::Arc<str>>,
-    pub source_template: Option<String>,
+    pub source_template: Option<std::sync::Arc<str>>,
     /// The template line and values key behind a finding in rendered Helm output, when the
     /// chart's sources were given. (Boxed, as `cluster`: most findings have neither, and a
     /// diagnostic is moved many times on its way to the output.)

@@ -287,6 +287,10 @@ pub fn check_file(
     } else {
         objects.iter().map(check).collect()
     };
+    // Sized once: a stream's tens of thousands of findings were copied at every doubling.
+    let found: usize = checked.iter().map(|o| o.diags.len()).sum();
+    diags.reserve(found);
+    owners.reserve(found);
     for o in checked {
         diags.extend(o.diags);
         owners.extend(o.owners);
@@ -295,7 +299,11 @@ pub fn check_file(
     }
 
     // Helm's `# Source:` comment names the template each document was rendered from.
-    let templates = source_templates(&src.text, y);
+    // One shared copy per document, not one per finding.
+    let templates: Vec<Option<Arc<str>>> = source_templates(&src.text, y)
+        .into_iter()
+        .map(|t| t.map(Arc::from))
+        .collect();
     for d in &mut diags {
         if d.source_template.is_none() {
             d.source_template = templates.get(d.document).cloned().flatten();
@@ -303,52 +311,54 @@ pub fn check_file(
     }
 
     // Config severity overrides, then suppressions.
-    let mut kept = Vec::with_capacity(diags.len());
     // Every suppression applies within one document, so each finding only looks at its own
     // document's (one stream can carry thousands of annotated objects).
     let mut by_doc: std::collections::HashMap<usize, Vec<usize>> = Default::default();
     for (i, s) in suppressions.iter().enumerate() {
         by_doc.entry(s.document()).or_default().push(i);
     }
-    for (d, owner) in diags.into_iter().zip(owners) {
+    // In place: `retain` visits the findings once each, in order, so they pair with their owners.
+    let mut owners = owners.into_iter();
+    diags.retain(|d| {
+        let owner = owners.next().flatten();
         if !sel.enabled(d.code, cfg) {
-            continue;
+            return false;
         }
+        let Some(candidates) = by_doc.get(&d.document) else {
+            return true;
+        };
         let line = src.line_index(d.range.start);
         let mut suppressed = false;
-        for &i in by_doc.get(&d.document).map_or(&[][..], Vec::as_slice) {
+        // Every match counts (a suppression that matched nothing is reported as unused).
+        for &i in candidates {
             suppressed |= suppressions[i].matches(d.code, d.document, line, owner);
         }
-        if !suppressed {
-            kept.push(d);
-        }
-    }
+        !suppressed
+    });
+    let mut kept = diags;
     kept.extend(suppression_findings(src, &suppressions, cfg, sel));
-    for d in &mut kept {
-        if let Some(Some(sev)) = cfg.rules.get(d.code) {
-            d.severity = *sev;
+    if !cfg.rules.is_empty() {
+        for d in &mut kept {
+            if let Some(Some(sev)) = cfg.rules.get(d.code) {
+                d.severity = *sev;
+            }
         }
     }
     crate::fix::guard_shared_edits(src, y, &mut kept);
     (sort_diagnostics(kept), stats)
 }
 
-/// By position, then code; stable. The order is sorted as small keys and the diagnostics moved
-/// once, since a stream's thousands of diagnostics are large to move at every step of a sort.
+/// By position, then code; stable. A stream's thousands of diagnostics are large to move at every
+/// step of a sort, so their keys are sorted and the diagnostics then swapped into place, in the
+/// list they are in (collecting them into new lists cost a stream two fresh copies).
 fn sort_diagnostics(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let key = |d: &Diagnostic| (d.range.start, d.code);
     if diags.len() < 256 {
         diags.sort_by_key(key);
         return diags;
     }
-    let mut order: Vec<((usize, &'static str), usize)> =
-        diags.iter().enumerate().map(|(i, d)| (key(d), i)).collect();
-    order.sort_unstable();
-    let mut slots: Vec<Option<Diagnostic>> = diags.into_iter().map(Some).collect();
-    order
-        .into_iter()
-        .filter_map(|(_, i)| slots[i].take())
-        .collect()
+    diags.sort_by_cached_key(key);
+    diags
 }
 
 /// Above this many objects in one file, they are checked in parallel.

@@ -121,7 +121,7 @@ fn size_hint(file: &[u8], f: &Finding) -> usize {
         + notes
         + object
         + d.container.as_ref().map_or(4, |c| c.len() + 2)
-        + opt(&d.source_template)
+        + d.source_template.as_ref().map_or(4, |s| s.len() + 2)
         + fix
         + helm
 }

@@ -173,7 +173,7 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
             props.insert("chart".into(), json!(c));
         }
         r["relatedLocations"] = Value::Array(related);
-        props.insert("source_template".into(), json!(t));
+        props.insert("source_template".into(), json!(**t));
     }
     r["properties"] = Value::Object(props);
     if let Some(fix) = &d.fix {
