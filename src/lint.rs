@@ -233,6 +233,19 @@ pub fn check_file(
         owners.push(None);
     }
 
+    // Helm's `# Source:` comment names the template each document was rendered from: one shared
+    // copy per document, given to the objects' findings as they are checked (in parallel in a
+    // large stream) and here to the file's own.
+    let templates: Vec<Option<Arc<str>>> = source_templates(&src.text, y)
+        .into_iter()
+        .map(|t| t.map(Arc::from))
+        .collect();
+    for d in &mut diags {
+        if d.source_template.is_none() {
+            d.source_template = templates.get(d.document).cloned().flatten();
+        }
+    }
+
     let doc_objects = |(i, doc): (usize, &yaml::Document)| {
         doc.root
             .map(|root| k8s::objects(y, root).into_iter().map(move |o| (i, o)))
@@ -280,6 +293,7 @@ pub fn check_file(
         limit_ranges: &limit_ranges,
         config_maps: &config_maps,
         container_rules: &container_rules,
+        templates: &templates,
     };
     let check = |(doc, obj): &(usize, Object)| file.check_object(*doc, obj);
     let checked: Vec<ObjectFindings> = if objects.len() >= PARALLEL_OBJECTS {
@@ -296,18 +310,6 @@ pub fn check_file(
         owners.extend(o.owners);
         suppressions.extend(o.suppressions);
         stats.containers += o.containers;
-    }
-
-    // Helm's `# Source:` comment names the template each document was rendered from.
-    // One shared copy per document, not one per finding.
-    let templates: Vec<Option<Arc<str>>> = source_templates(&src.text, y)
-        .into_iter()
-        .map(|t| t.map(Arc::from))
-        .collect();
-    for d in &mut diags {
-        if d.source_template.is_none() {
-            d.source_template = templates.get(d.document).cloned().flatten();
-        }
     }
 
     // Config severity overrides, then suppressions.
@@ -392,6 +394,7 @@ struct FileCtx<'f, 'y> {
     limit_ranges: &'f [LimitRange<'f>],
     config_maps: &'f [ConfigMap],
     container_rules: &'f [registry::ContainerCheck],
+    templates: &'f [Option<Arc<str>>],
 }
 
 impl FileCtx<'_, '_> {
@@ -405,6 +408,7 @@ impl FileCtx<'_, '_> {
             limit_ranges,
             config_maps,
             container_rules,
+            templates,
         } = *self;
         let mut out = ObjectFindings {
             diags: Vec::new(),
@@ -424,7 +428,7 @@ impl FileCtx<'_, '_> {
             }
         }
         let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
-            finish(diags, doc, obj);
+            finish(diags, doc, obj, templates);
             return out;
         };
         // The pod's `annotations` mappings, found once for its suppressions and every container.
@@ -466,15 +470,19 @@ impl FileCtx<'_, '_> {
             out.owners
                 .extend((start..diags.len()).map(|_| Some((obj.root, c.name))));
         }
-        finish(diags, doc, obj);
+        finish(diags, doc, obj, templates);
         out
     }
 }
 
-fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object) {
+fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object, templates: &[Option<Arc<str>>]) {
     let mut reference = None;
+    let template = templates.get(doc).and_then(Option::as_ref);
     for d in diags {
         d.document = doc;
+        if d.source_template.is_none() {
+            d.source_template = template.cloned();
+        }
         if d.object.is_none() {
             let r = reference.get_or_insert_with(|| Arc::new(obj.reference()));
             d.object = Some(Arc::clone(r));
