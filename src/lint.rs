@@ -236,10 +236,7 @@ pub fn check_file(
     // Helm's `# Source:` comment names the template each document was rendered from: one shared
     // copy per document, given to the objects' findings as they are checked (in parallel in a
     // large stream) and here to the file's own.
-    let templates: Vec<Option<Arc<str>>> = source_templates(&src.text, y)
-        .into_iter()
-        .map(|t| t.map(Arc::from))
-        .collect();
+    let templates = source_templates(&src.text, y);
     for d in &mut diags {
         if d.source_template.is_none() {
             d.source_template = templates.get(d.document).cloned().flatten();
@@ -312,7 +309,7 @@ pub fn check_file(
         stats.containers += o.containers;
     }
 
-    // Config severity overrides, then suppressions.
+    // Suppressions, then config severity overrides.
     // Every suppression applies within one document, so each finding only looks at its own
     // document's (one stream can carry thousands of annotated objects).
     let mut by_doc: std::collections::HashMap<usize, Vec<usize>> = Default::default();
@@ -530,15 +527,15 @@ fn annotation_suppressions(
 
 type NodeIdStr<'y> = (&'y str, yaml::NodeId);
 
-/// Each document's Helm `# Source:` template, if it has one.
-pub fn source_templates(text: &str, y: &Yaml) -> Vec<Option<String>> {
+/// Each document's Helm `# Source:` template, if it has one: one copy, shared by its findings.
+pub fn source_templates(text: &str, y: &Yaml) -> Vec<Option<Arc<str>>> {
     let mut out = vec![None; y.docs.len()];
     for c in &y.comments {
         let text = &text[c.span.clone()];
         if let Some(path) = text.strip_prefix("# Source: ") {
             if let Some(slot) = out.get_mut(c.doc) {
                 if slot.is_none() {
-                    *slot = Some(path.trim().to_string());
+                    *slot = Some(Arc::from(path.trim()));
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! One large stream reads as its parts do. Above a few thousand findings, objects or suppressions
 //! a file takes other paths (objects and positions on several threads, suppressions looked up by
 //! document, diagnostics sorted by permutation): a `helm template` of a whole platform must still
-//! get exactly the findings its documents get one file at a time.
+//! get exactly the findings its documents get one file at a time, in order, each with its own
+//! document's Helm template.
 
 mod common;
 
@@ -74,12 +75,19 @@ fn a_stream_of_every_fixture_says_what_each_fixture_says() {
     }
     assert!(parts.len() > 150, "only {} fixtures joined", parts.len());
 
-    // Six rounds, so the stream has over a thousand findings and hundreds of suppressions.
+    // Six rounds, so the stream has over a thousand findings and hundreds of suppressions. Each
+    // part is marked as `helm template` marks its documents, and where it starts is kept.
     let mut stream = String::new();
+    let mut starts = Vec::new();
     let mut want: BTreeMap<String, usize> = BTreeMap::new();
     for _ in 0..6 {
         for (text, s) in &parts {
+            starts.push(stream.len());
             stream.push_str("---\n");
+            stream.push_str(&format!(
+                "# Source: chart/templates/part-{}.yaml\n",
+                starts.len() - 1
+            ));
             stream.push_str(text);
             if !text.ends_with('\n') {
                 stream.push('\n');
@@ -104,5 +112,37 @@ fn a_stream_of_every_fixture_says_what_each_fixture_says() {
     assert!(
         missing.is_empty() && extra.is_empty(),
         "differ:\nwanted {missing:#?}\ngot extra {extra:#?}"
+    );
+
+    // In order of position, then code, as one pass over a small file sorts them.
+    let keys: Vec<_> = joined
+        .findings
+        .iter()
+        .map(|f| (f.diagnostic.range.start, f.diagnostic.code))
+        .collect();
+    assert!(keys.is_sorted(), "the stream's findings are out of order");
+
+    // A finding names its own document's template, never a neighbour's. (A part's comment marks
+    // the document it opens; findings in a part's later documents have none.)
+    let mut named = 0;
+    for f in &joined.findings {
+        let d = &f.diagnostic;
+        let Some(t) = &d.source_template else {
+            continue;
+        };
+        let part = starts.partition_point(|&s| s <= d.range.start) - 1;
+        assert_eq!(
+            &**t,
+            format!("chart/templates/part-{part}.yaml"),
+            "{} at byte {}",
+            d.code,
+            d.range.start
+        );
+        named += 1;
+    }
+    assert!(
+        named * 2 > joined.findings.len(),
+        "only {named} of {} findings name a template",
+        joined.findings.len()
     );
 }
