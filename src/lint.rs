@@ -238,9 +238,7 @@ pub fn check_file(
     // large stream) and here to the file's own.
     let templates = source_templates(&src.text, y);
     for d in &mut diags {
-        if d.source_template.is_none() {
-            d.source_template = templates.get(d.document).cloned().flatten();
-        }
+        d.source_template = templates.get(d.document).cloned().flatten();
     }
 
     let doc_objects = |(i, doc): (usize, &yaml::Document)| {
@@ -477,9 +475,7 @@ fn finish(diags: &mut [Diagnostic], doc: usize, obj: &Object, templates: &[Optio
     let template = templates.get(doc).and_then(Option::as_ref);
     for d in diags {
         d.document = doc;
-        if d.source_template.is_none() {
-            d.source_template = template.cloned();
-        }
+        d.source_template = template.cloned();
         if d.object.is_none() {
             let r = reference.get_or_insert_with(|| Arc::new(obj.reference()));
             d.object = Some(Arc::clone(r));
