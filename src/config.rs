@@ -108,6 +108,10 @@ pub struct Config {
     pub assume_go: bool,
     pub go_images: Globs,
     pub non_go_images: Globs,
+    /// Images whose Go programs size GOMAXPROCS / GOMEMLIMIT themselves (automaxprocs,
+    /// automemlimit or their own code).
+    pub sizes_gomaxprocs: Globs,
+    pub sizes_gomemlimit: Globs,
     pub node_cpus: Option<u32>,
     pub cpu_limits: CpuLimits,
     pub gomemlimit_ratio: f64,
@@ -127,6 +131,8 @@ impl Default for Config {
             assume_go: true,
             go_images: Globs::default(),
             non_go_images: Globs::default(),
+            sizes_gomaxprocs: Globs::default(),
+            sizes_gomemlimit: Globs::default(),
             node_cpus: None,
             cpu_limits: CpuLimits::Warn,
             gomemlimit_ratio: 0.9,
@@ -254,6 +260,8 @@ impl Config {
                 "assume-go" => cfg.assume_go = p.bool(v)?,
                 "go-images" => cfg.go_images = p.globs(v)?,
                 "non-go-images" => cfg.non_go_images = p.globs(v)?,
+                "sizes-gomaxprocs" => cfg.sizes_gomaxprocs = p.globs(v)?,
+                "sizes-gomemlimit" => cfg.sizes_gomemlimit = p.globs(v)?,
                 "node-cpus" => {
                     let n = p.int(v)?;
                     if !(1..=100_000).contains(&n) {
@@ -373,7 +381,7 @@ impl Config {
                     return Err(err(
                         y.span(k).start,
                         format!(
-                            "unknown key {other:?} (expected one of: go-version, go-versions, assume-go, go-images, non-go-images, node-cpus, cpu-limits, gomemlimit, rules, exclude, pod-spec-paths)"
+                            "unknown key {other:?} (expected one of: go-version, go-versions, assume-go, go-images, non-go-images, sizes-gomaxprocs, sizes-gomemlimit, node-cpus, cpu-limits, gomemlimit, rules, exclude, pod-spec-paths)"
                         ),
                     ))
                 }

@@ -134,6 +134,23 @@ impl ClusterRef {
     }
 }
 
+/// What a finding's container was judged to run: the JSON `runtime` object and a line of
+/// `--show-containers`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RuntimeInfo {
+    /// `go`, another language (`python`, `java`, `other` from a declaration), or None: unknown.
+    pub language: Option<String>,
+    /// What decided it.
+    pub evidence: String,
+    /// Judged Go only because `assume-go` is on and nothing said otherwise.
+    pub assumed: bool,
+    pub go_version: Option<String>,
+    pub go_version_evidence: Option<String>,
+    /// Why the program sizes GOMAXPROCS / GOMEMLIMIT itself, when it does.
+    pub sizes_gomaxprocs: Option<String>,
+    pub sizes_gomemlimit: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -147,6 +164,8 @@ pub struct Diagnostic {
     /// Shared by the container's findings, as `object` is.
     pub container: Option<std::sync::Arc<str>>,
     pub source_template: Option<std::sync::Arc<str>>,
+    /// The runtime the container was judged to run, and why; shared by its findings.
+    pub runtime: Option<std::sync::Arc<RuntimeInfo>>,
     /// The template line and values key behind a finding in rendered Helm output, when the
     /// chart's sources were given. (Boxed, as `cluster`: most findings have neither, and a
     /// diagnostic is moved many times on its way to the output.)
@@ -176,6 +195,7 @@ impl Diagnostic {
             object: None,
             container: None,
             source_template: None,
+            runtime: None,
             chart: None,
             cluster: None,
             fix: None,

@@ -56,6 +56,10 @@ pub struct Stats {
     pub documents: usize,
     pub objects: usize,
     pub containers: usize,
+    /// Containers judged Go only by `assume-go`.
+    pub assumed_go: usize,
+    /// Go containers whose program sizes GOMAXPROCS or GOMEMLIMIT itself.
+    pub self_sizing: usize,
 }
 
 impl std::ops::AddAssign for Stats {
@@ -64,6 +68,8 @@ impl std::ops::AddAssign for Stats {
         self.documents += o.documents;
         self.objects += o.objects;
         self.containers += o.containers;
+        self.assumed_go += o.assumed_go;
+        self.self_sizing += o.self_sizing;
     }
 }
 
@@ -279,11 +285,19 @@ pub fn check_file(
 
     // Objects are independent: a stream of thousands (one `helm template` of a platform) is
     // checked on several threads. Results are joined in object order, as one pass would make them.
+    let manifest = match &src.origin {
+        Origin::File(p) => Some(p.as_path()),
+        // `--stdin-filename` names where the text lives, as for the config.
+        Origin::Stdin(name) if name != "-" => Some(std::path::Path::new(name.as_str())),
+        Origin::Stdin(_) => None,
+    };
     let file = FileCtx {
         y,
         src,
         cfg,
         sel,
+        manifest,
+        partial: manifest.is_some_and(k8s::kustomize::is_patch),
         fx: &fx,
         limit_ranges: &limit_ranges,
         config_maps: &config_maps,
@@ -305,6 +319,8 @@ pub fn check_file(
         owners.extend(o.owners);
         suppressions.extend(o.suppressions);
         stats.containers += o.containers;
+        stats.assumed_go += o.assumed_go;
+        stats.self_sizing += o.self_sizing;
     }
 
     // Suppressions, then config severity overrides.
@@ -345,6 +361,50 @@ pub fn check_file(
     (sort_diagnostics(kept), stats)
 }
 
+/// One container as `--show-containers` lists it: where it is and what it was judged to run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ContainerRow {
+    pub file: String,
+    pub line: usize,
+    pub object: crate::diagnostic::ObjectRef,
+    pub container: Option<String>,
+    pub image: Option<String>,
+    pub runtime: crate::diagnostic::RuntimeInfo,
+}
+
+/// Every container of a source with the Go view the rules would see.
+pub fn containers(src: &Source, cfg: &Config) -> Vec<ContainerRow> {
+    let y = yaml::parse(src.yaml_text(), src.bom_len);
+    let manifest = match &src.origin {
+        Origin::File(p) => Some(p.as_path()),
+        Origin::Stdin(name) if name != "-" => Some(std::path::Path::new(name.as_str())),
+        Origin::Stdin(_) => None,
+    };
+    let mut rows = Vec::new();
+    for doc in &y.docs {
+        let Some(root) = doc.root else { continue };
+        for obj in k8s::objects(&y, root) {
+            let Some(spec) = k8s::pod_spec(&y, &obj, cfg) else {
+                continue;
+            };
+            let annotations = k8s::annotation_maps(&y, &obj, spec.template_metadata);
+            let pod = Pod::read(&y, spec);
+            for c in &pod.containers {
+                let go = GoView::decide(&y, &annotations, c, cfg, manifest);
+                rows.push(ContainerRow {
+                    file: src.origin.display_name(),
+                    line: src.line_col(y.span(c.anchor_node()).start).0,
+                    object: obj.reference(),
+                    container: c.name.map(str::to_string),
+                    image: c.image.map(str::to_string),
+                    runtime: go.info(),
+                });
+            }
+        }
+    }
+    rows
+}
+
 /// By position, then code; stable. A stream's thousands of diagnostics are large to move at every
 /// step of a sort, so their keys are sorted and the diagnostics then swapped into place, in the
 /// list they are in (collecting them into new lists cost a stream two fresh copies).
@@ -377,6 +437,8 @@ struct ObjectFindings<'y> {
     owners: Vec<Owner<'y>>,
     suppressions: Vec<Suppression>,
     containers: usize,
+    assumed_go: usize,
+    self_sizing: usize,
 }
 
 /// What every object of one file is checked against.
@@ -385,6 +447,10 @@ struct FileCtx<'f, 'y> {
     src: &'f Source,
     cfg: &'f Config,
     sel: &'f Selection,
+    /// The linted file, when it is one: `ko://` images find their Go source from here.
+    manifest: Option<&'f std::path::Path>,
+    /// The file is a Kustomize patch (a partial object).
+    partial: bool,
     fx: &'f crate::fix::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
     config_maps: &'f [ConfigMap],
@@ -399,6 +465,8 @@ impl FileCtx<'_, '_> {
             src,
             cfg,
             sel,
+            manifest,
+            partial,
             fx,
             limit_ranges,
             config_maps,
@@ -410,6 +478,8 @@ impl FileCtx<'_, '_> {
             owners: Vec::new(),
             suppressions: Vec::new(),
             containers: 0,
+            assumed_go: 0,
+            self_sizing: 0,
         };
         let diags = &mut out.diags;
         if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
@@ -444,8 +514,9 @@ impl FileCtx<'_, '_> {
                 pod: &pod,
                 c,
                 eff: pod.effective(c, &lrs),
-                go: GoView::decide(y, &annotations, c, cfg),
+                go: GoView::decide(y, &annotations, c, cfg, manifest),
                 go_note: Default::default(),
+                partial,
                 whole_cores: &whole_cores,
                 limit_ranges: &lrs,
                 config_maps,
@@ -454,13 +525,19 @@ impl FileCtx<'_, '_> {
             for check in container_rules {
                 check(&cx, diags);
             }
-            // One copy of the name for all of the container's findings.
-            let name: Option<Arc<str>> = match diags.len() > start {
-                true => c.name.map(Arc::from),
-                false => None,
+            out.assumed_go += usize::from(cx.go.is_go && cx.go.assumed());
+            out.self_sizing += usize::from(
+                cx.go.is_go
+                    && (cx.go.sizes_gomaxprocs.is_some() || cx.go.sizes_gomemlimit.is_some()),
+            );
+            // One copy of the name and the runtime for all of the container's findings.
+            let (name, runtime) = match diags.len() > start {
+                true => (c.name.map(Arc::from), Some(Arc::new(cx.go.info()))),
+                false => (None, None),
             };
             for d in &mut diags[start..] {
                 d.container = name.clone();
+                d.runtime = runtime.clone();
             }
             out.owners
                 .extend((start..diags.len()).map(|_| Some((obj.root, c.name))));

@@ -84,10 +84,16 @@ fn stdin_with_json_output_and_exit_code_1() {
     assert_eq!(gk101["container"], "api");
     assert_eq!(gk101["rule"], "memory-limit-without-gomemlimit");
     assert!(gk101["message"].as_str().unwrap().contains("512Mi"));
+    // Nothing in this manifest shows the runtime: the finding says it rests on the assumption.
     assert!(
-        gk101["notes"][0].as_str().unwrap().contains("judged Go"),
+        gk101["notes"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("assumed Go"),
         "{gk101}"
     );
+    assert_eq!(gk101["runtime"]["assumed"], true, "{gk101}");
+    assert_eq!(gk101["runtime"]["language"], Value::Null, "{gk101}");
     let gk201 = f
         .as_array()
         .unwrap()

@@ -86,6 +86,7 @@ impl ClusterArgs {
             release: None,
             chart: None,
             parse_only: false,
+            show_containers: false,
         }
     }
 }

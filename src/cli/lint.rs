@@ -77,6 +77,10 @@ pub struct LintArgs {
     /// point back at the template line and the values key behind them.
     #[arg(long, value_name = "DIR", conflicts_with = "helm")]
     pub chart: Option<PathBuf>,
+    /// List every container with the runtime it was judged to run, the evidence, its Go version
+    /// and whether it sizes GOMAXPROCS / GOMEMLIMIT itself, instead of linting.
+    #[arg(long)]
+    pub show_containers: bool,
     /// Benchmarks only: read, decode and parse every input the same way, then stop, so that the
     /// cost of linting can be compared with the cost of just reading the YAML.
     #[arg(long, hide = true)]
@@ -288,6 +292,9 @@ pub fn run(a: LintArgs) -> i32 {
     // A progress line only where a person watches and the wait is noticeable.
     if a.parse_only {
         return parse_only(&p);
+    }
+    if a.show_containers {
+        return show_containers(&a, &p);
     }
     let progress = std::io::stderr().is_terminal() && p.inputs.len() >= PROGRESS_MIN_FILES;
     if progress {
@@ -536,6 +543,82 @@ fn open_output(a: &LintArgs) -> std::io::Result<Box<dyn Write>> {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     })
+}
+
+/// `--show-containers`: a line per container (human and concise) or a JSON document.
+fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
+    let (files, errors) = p.map_inputs(|loaded, cfg| match loaded {
+        Ok(src) => crate::lint::containers(&src, cfg),
+        Err(_) => Vec::new(),
+    });
+    let mut rows: Vec<_> = files.into_iter().flatten().collect();
+    rows.sort_by(|x, y| (&x.file, x.line).cmp(&(&y.file, y.line)));
+    let mut had_error = p.had_error;
+    for e in errors {
+        had_error = true;
+        say!("error: {e}");
+    }
+    let written = (|| -> std::io::Result<()> {
+        let mut out = open_output(a)?;
+        if a.format == Format::Json {
+            #[derive(serde::Serialize)]
+            struct Doc<'a> {
+                version: u32,
+                containers: &'a [crate::lint::ContainerRow],
+            }
+            serde_json::to_writer_pretty(
+                &mut out,
+                &Doc {
+                    version: 1,
+                    containers: &rows,
+                },
+            )?;
+            writeln!(out)?;
+        } else {
+            for r in &rows {
+                let o = &r.object;
+                let object = crate::diagnostic::object_path(
+                    o.kind.as_deref().unwrap_or("?"),
+                    o.namespace.as_deref(),
+                    o.name.as_deref().unwrap_or("?"),
+                );
+                let rt = &r.runtime;
+                let language = match (&rt.language, rt.assumed) {
+                    (_, true) => "go (assumed)",
+                    (Some(l), false) => l.as_str(),
+                    (None, false) => "unknown",
+                };
+                writeln!(
+                    out,
+                    "{}:{}: {object} container {}: {language}, because {}",
+                    r.file,
+                    r.line,
+                    r.container.as_deref().unwrap_or("<unnamed>"),
+                    rt.evidence
+                )?;
+                if let (Some(v), Some(why)) = (&rt.go_version, &rt.go_version_evidence) {
+                    writeln!(out, "    Go {v} ({why})")?;
+                }
+                if let Some(s) = &rt.sizes_gomaxprocs {
+                    writeln!(out, "    sizes GOMAXPROCS itself: {s}")?;
+                }
+                if let Some(s) = &rt.sizes_gomemlimit {
+                    writeln!(out, "    sizes GOMEMLIMIT itself: {s}")?;
+                }
+            }
+            if !a.quiet {
+                let assumed = rows.iter().filter(|r| r.runtime.assumed).count();
+                writeln!(
+                    out,
+                    "{} container{}, {assumed} assumed to run Go",
+                    rows.len(),
+                    if rows.len() == 1 { "" } else { "s" }
+                )?;
+            }
+        }
+        out.flush()
+    })();
+    exit_code(written, had_error, || false)
 }
 
 /// `--statistics`: the number of findings per rule.

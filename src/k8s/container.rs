@@ -294,21 +294,27 @@ pub struct Container<'y> {
     pub env_node: Option<NodeId>,
     pub env: Vec<EnvVar<'y>>,
     pub env_from: Vec<EnvFrom<'y>>,
+    /// `command` and `args`: what the container runs, when the manifest says so.
+    pub command: Option<NodeId>,
+    pub args: Option<NodeId>,
 }
 
 impl<'y> Container<'y> {
     fn read(y: &'y Yaml, node: NodeId, kind: ContainerKind) -> Container<'y> {
-        let [name_entry, restart, env_entry, env_from, image, resources] = y.get_entries(
-            node,
-            [
-                "name",
-                "restartPolicy",
-                "env",
-                "envFrom",
-                "image",
-                "resources",
-            ],
-        );
+        let [name_entry, restart, env_entry, env_from, image, resources, command, args] = y
+            .get_entries(
+                node,
+                [
+                    "name",
+                    "restartPolicy",
+                    "env",
+                    "envFrom",
+                    "image",
+                    "resources",
+                    "command",
+                    "args",
+                ],
+            );
         let value_str = |e: Option<(NodeId, NodeId)>| e.and_then(|(_, v)| y.str(v));
         let kind = if kind == ContainerKind::Init && value_str(restart) == Some("Always") {
             ContainerKind::Sidecar
@@ -345,6 +351,8 @@ impl<'y> Container<'y> {
             env_node,
             env,
             env_from,
+            command: command.map(|(_, v)| v),
+            args: args.map(|(_, v)| v),
         }
     }
 

@@ -7,6 +7,7 @@
 //! wrongly typed field elsewhere in the object does not hide the fields we need.
 
 pub mod container;
+pub mod kustomize;
 pub mod limitrange;
 pub mod quantity;
 

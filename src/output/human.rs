@@ -245,7 +245,38 @@ pub fn summary_line(run: &Run) -> String {
         if run.stats.documents == 1 { "" } else { "s" },
         run.stats.containers,
         if run.stats.containers == 1 { "" } else { "s" },
-    )
+    ) + &runtime_line(&run.stats)
+}
+
+/// What the Go judgements of the run rest on, when some rest on the assumption or found programs
+/// that size themselves: a second summary line.
+fn runtime_line(stats: &crate::lint::Stats) -> String {
+    let mut parts = Vec::new();
+    if stats.assumed_go > 0 {
+        parts.push(format!(
+            "{} container{} assumed to run Go because nothing showed {} runtime (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)",
+            stats.assumed_go,
+            if stats.assumed_go == 1 { "" } else { "s" },
+            if stats.assumed_go == 1 { "its" } else { "their" },
+        ));
+    }
+    if stats.self_sizing > 0 {
+        parts.push(format!(
+            "{} Go container{} size{} GOMAXPROCS or GOMEMLIMIT {}",
+            stats.self_sizing,
+            if stats.self_sizing == 1 { "" } else { "s" },
+            if stats.self_sizing == 1 { "s" } else { "" },
+            if stats.self_sizing == 1 {
+                "itself"
+            } else {
+                "themselves"
+            },
+        ));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("\n{}; see them with --show-containers", parts.join("; "))
 }
 
 #[cfg(test)]

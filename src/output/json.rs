@@ -19,6 +19,10 @@ struct Summary {
     documents: usize,
     objects: usize,
     containers: usize,
+    /// Containers judged Go only by `assume-go`, and Go containers that size GOMAXPROCS or
+    /// GOMEMLIMIT themselves.
+    assumed_go_containers: usize,
+    self_sizing_containers: usize,
     findings: usize,
     by_severity: BySeverity,
     fixable: Fixable,
@@ -122,6 +126,12 @@ fn size_hint(file: &[u8], f: &Finding) -> usize {
         + object
         + d.container.as_ref().map_or(4, |c| c.len() + 2)
         + d.source_template.as_ref().map_or(4, |s| s.len() + 2)
+        + d.runtime.as_ref().map_or(0, |r| {
+            300 + r.evidence.len()
+                + r.go_version_evidence.as_ref().map_or(0, String::len)
+                + r.sizes_gomaxprocs.as_ref().map_or(0, String::len)
+                + r.sizes_gomemlimit.as_ref().map_or(0, String::len)
+        })
         + fix
         + helm
 }
@@ -137,6 +147,10 @@ struct Memo<'f> {
         std::ops::Range<usize>,
     )>,
     container: Option<(&'f Option<std::sync::Arc<str>>, std::ops::Range<usize>)>,
+    runtime: Option<(
+        &'f Option<std::sync::Arc<crate::diagnostic::RuntimeInfo>>,
+        std::ops::Range<usize>,
+    )>,
 }
 
 /// Write `value` with `write`, or copy what the previous finding wrote for an equal value.
@@ -228,6 +242,32 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     });
     put(out, b",\n      \"source_template\": ");
     opt_string(out, d.source_template.as_deref());
+    // Present on container findings only.
+    if let Some(r) = &d.runtime {
+        put(out, b",\n      \"runtime\": ");
+        memoized(out, &mut memo.runtime, &d.runtime, |out| {
+            put(out, b"{\n        \"language\": ");
+            opt_string(out, r.language.as_deref());
+            put(out, b",\n        \"evidence\": ");
+            string(out, &r.evidence);
+            put(
+                out,
+                if r.assumed {
+                    b",\n        \"assumed\": true,\n        \"go_version\": "
+                } else {
+                    b",\n        \"assumed\": false,\n        \"go_version\": "
+                },
+            );
+            opt_string(out, r.go_version.as_deref());
+            put(out, b",\n        \"go_version_evidence\": ");
+            opt_string(out, r.go_version_evidence.as_deref());
+            put(out, b",\n        \"sizes_gomaxprocs\": ");
+            opt_string(out, r.sizes_gomaxprocs.as_deref());
+            put(out, b",\n        \"sizes_gomemlimit\": ");
+            opt_string(out, r.sizes_gomemlimit.as_deref());
+            put(out, b"\n      }");
+        });
+    }
     // Present only in the modes that produce them: the Helm and cluster objects go through serde.
     if let Some(chart) = &d.chart {
         put(out, b",\n      \"chart\": ");
@@ -492,6 +532,8 @@ impl Stream {
         self.summary.documents = stats.documents;
         self.summary.objects = stats.objects;
         self.summary.containers = stats.containers;
+        self.summary.assumed_go_containers = stats.assumed_go;
+        self.summary.self_sizing_containers = stats.self_sizing;
         let mut tail = Vec::new();
         let _ = self
             .summary
@@ -635,6 +677,8 @@ mod tests {
         container: Option<&'a str>,
         source_template: Option<&'a str>,
         #[serde(skip_serializing_if = "Option::is_none")]
+        runtime: Option<&'a crate::diagnostic::RuntimeInfo>,
+        #[serde(skip_serializing_if = "Option::is_none")]
         chart: Option<&'a ChartOrigin>,
         #[serde(skip_serializing_if = "Option::is_none")]
         object_ref: Option<&'a ClusterRef>,
@@ -674,6 +718,7 @@ mod tests {
             object: d.object.as_deref(),
             container: d.container.as_deref(),
             source_template: d.source_template.as_deref(),
+            runtime: d.runtime.as_deref(),
             chart: d.chart.as_deref(),
             object_ref: d.cluster.as_deref(),
             fix: d.fix.as_ref().map(|x| FixOut {
@@ -860,6 +905,15 @@ mod tests {
                 }));
                 d.container = Some((*text).into());
                 d.source_template = Some("chart/templates/deployment.yaml".into());
+                d.runtime = Some(std::sync::Arc::new(crate::diagnostic::RuntimeInfo {
+                    language: (i == 1).then(|| "go".to_string()),
+                    evidence: format!("evidence {text}"),
+                    assumed: i == 3,
+                    go_version: Some("1.25".into()),
+                    go_version_evidence: (i == 1).then(|| text.to_string()),
+                    sizes_gomaxprocs: Some(format!("sizes {text}")),
+                    sizes_gomemlimit: None,
+                }));
             }
             if i == 2 {
                 d.chart = Some(Box::new(ChartOrigin {

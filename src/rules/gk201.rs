@@ -10,7 +10,12 @@ use crate::runtime::throttle::{
 };
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go || cx.go.adaptive_gomaxprocs() {
+    // A Kustomize patch leaves out what the base sets: an absence there is no finding.
+    if cx.partial {
+        return;
+    }
+    // Go 1.25+ and programs that size GOMAXPROCS themselves (automaxprocs) follow the limit.
+    if !cx.go.is_go || cx.go.adaptive_gomaxprocs() || cx.go.sizes_gomaxprocs.is_some() {
         return;
     }
     let Some(limit) = &cx.eff.limit_cpu else {
@@ -53,26 +58,29 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             .concat()
         }
     };
-    let mut d = cx
-        .go_diag("GK201", cx.value_anchor(limit), message)
-        .note(
-            [
-                "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: ",
-                itoa::Buffer::new().format(ceil_cpus(l)),
-                " for ",
-                &describe_cpus(l),
-                ")",
-            ]
-            .concat(),
-        )
-        .note(
+    let mut d = cx.go_diag("GK201", cx.value_anchor(limit), message).note(
+        [
+            "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: ",
+            itoa::Buffer::new().format(ceil_cpus(l)),
+            " for ",
+            &describe_cpus(l),
+            ")",
+        ]
+        .concat(),
+    );
+    d = match cx.go.containermaxprocs_off_in_build() {
+        Some(gomod) => d.note(format!(
+            "the build turns Go 1.25's container-aware GOMAXPROCS off (godebug containermaxprocs=0 in {gomod}); without that line the runtime would read the limit itself"
+        )),
+        None => d.note(
             [
                 "on Go 1.25 or later the runtime reads the limit itself (GOMAXPROCS = ",
                 itoa::Buffer::new().format(go125_gomaxprocs(l, cx.cfg.node_cpus)),
                 " here) and this finding goes away once the version is declared",
             ]
             .concat(),
-        );
+        ),
+    };
     if cx.cfg.node_cpus.is_none() {
         d = d.note(
             "set node-cpus in .golint-k8s.yaml (or --node-cpus) for the numbers of your nodes",

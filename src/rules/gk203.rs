@@ -77,7 +77,13 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             [
                 "remove the CPU limit and keep a CPU request of ",
                 &request,
-                " for scheduling, or set GOMAXPROCS and the limit to the same whole number of CPUs",
+                " for scheduling",
+                // Only a Go runtime reads GOMAXPROCS.
+                if cx.go.is_go {
+                    ", or set GOMAXPROCS and the limit to the same whole number of CPUs"
+                } else {
+                    ""
+                },
             ]
             .concat(),
         );
@@ -237,6 +243,19 @@ fn parallelism(cx: &ContainerCtx, l: i128) -> (Option<i128>, String) {
                 }
                 _ => {}
             }
+        }
+        if cx.go.sizes_gomaxprocs.is_some() && !cx.go.adaptive_gomaxprocs() {
+            // automaxprocs rounds the limit down, with at least one thread.
+            let p = (l / 1000).max(1);
+            return (
+                Some(p),
+                [
+                    "GOMAXPROCS = ",
+                    itoa::Buffer::new().format(p),
+                    ", sized from the limit by the program itself",
+                ]
+                .concat(),
+            );
         }
         if cx.go.adaptive_gomaxprocs() {
             let p = go125_gomaxprocs(l, cx.cfg.node_cpus);

@@ -1,15 +1,28 @@
 //! The Go view of a container: is it Go (and why), which Go version (and why), and how the Go
 //! runtime will read its environment. The parsers here mirror the Go runtime's own (Go 1.26
-//! source, see go-k8s-semantics.md §2–§5) so that a rule can say exactly what the process does
-//! with a value, including the values it silently ignores.
+//! source: `runtime/mgcpacer.go` readGOGC, `runtime/mgcpacer.go` readGOMEMLIMIT and
+//! `runtime/string.go` parseByteCount, `runtime/proc.go` schedinit) so that a rule can say exactly
+//! what the process does with a value, including the values it silently ignores.
+//!
+//! Which runtime a container runs is decided from evidence, strongest first: the annotation, the
+//! config, Go runtime variables, other runtimes' variables, the program the command runs, a
+//! `ko://` image, the catalog of well-known images ([`catalog`]), runtime names in the image
+//! reference ([`signs`]), a shell script as the command, and only then the `assume-go`
+//! assumption.
 
+pub mod build;
+pub mod catalog;
+pub mod gomod;
+pub mod signs;
 pub mod throttle;
 
 use crate::config::{Config, GoVersion};
 use crate::k8s::container::{container_annotation, Container};
 use crate::text::{push_debug, push_int};
 use crate::yaml::{NodeId, Yaml};
+use gomod::MainPackage;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 pub const GO_1_16: GoVersion = GoVersion::new(1, 16);
 pub const GO_1_19: GoVersion = GoVersion::new(1, 19);
@@ -25,186 +38,25 @@ pub const GO_ENV_VARS: &[&str] = &[
     "GOTRACEBACK",
 ];
 
-/// Well-known images written in Go (matched against the image's repository name).
-const GO_IMAGES: &[&str] = &[
-    "prometheus",
-    "alertmanager",
-    "node-exporter",
-    "kube-state-metrics",
-    "pushgateway",
-    "blackbox-exporter",
-    "prometheus-operator",
-    "prometheus-config-reloader",
-    "configmap-reload",
-    "thanos",
-    "loki",
-    "promtail",
-    "tempo",
-    "mimir",
-    "grafana",
-    "etcd",
-    "minio",
-    "coredns",
-    "argocd",
-    "argo-rollouts",
-    "argoexec",
-    "workflow-controller",
-    "argocli",
-    "cert-manager",
-    "external-dns",
-    "metrics-server",
-    "ingress-nginx/controller",
-    "pilot",
-    "proxyv2",
-    "install-cni",
-    "ztunnel",
-    "linkerd",
-    "traefik",
-    "vault",
-    "consul",
-    "jaeger",
-    "opentelemetry-collector",
-    "otel",
-    "velero",
-    "flux",
-    "kustomize-controller",
-    "helm-controller",
-    "source-controller",
-    "kyverno",
-    "sealed-secrets",
-    "kube-rbac-proxy",
-    "kube-apiserver",
-    "kube-controller-manager",
-    "kube-scheduler",
-    "kube-proxy",
-    "kubectl",
-    "cilium",
-    "calico",
-    "istio",
-    "keda",
-    "knative",
-    "dex",
-    "redis_exporter",
-    "postgres_exporter",
-    "mysqld-exporter",
-    "cluster-autoscaler",
-    "external-secrets",
-    "csi-",
-    "snapshot-controller",
-];
-
-/// Well-known images that are not Go programs.
-const NON_GO_IMAGES: &[&str] = &[
-    "nginx",
-    "redis",
-    "memcached",
-    "postgres",
-    "mysql",
-    "mariadb",
-    "busybox",
-    "alpine",
-    "ubuntu",
-    "debian",
-    "envoy",
-    "haproxy",
-    "python",
-    "node",
-    "openjdk",
-    "eclipse-temurin",
-    "amazoncorretto",
-    "dotnet",
-    "aspnet",
-    "ruby",
-    "php",
-    "httpd",
-    "rabbitmq",
-    "elasticsearch",
-    "kibana",
-    "logstash",
-    "cassandra",
-    "mongo",
-    "zookeeper",
-    "kafka",
-    "java",
-    "tomcat",
-    "wordpress",
-    "fluentd",
-    "fluent-bit",
-    "squid",
-    "varnish",
-    "curl",
-    "perl",
-    "bash",
-];
-
-/// The repository name of an image without registry, tag or digest: `docker.io/library/nginx:1.27`
-/// gives `library/nginx`, and its last segment `nginx`.
-fn image_repo(image: &str) -> &str {
-    let no_digest = image.split('@').next().unwrap_or(image);
-    // A tag follows the last ':' after the last '/' (a registry port comes before a '/').
-    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
-    let no_tag = match no_digest[last_slash..].find(':') {
-        Some(i) => &no_digest[..last_slash + i],
-        None => no_digest,
-    };
-    match no_tag.split_once('/') {
-        Some((first, rest))
-            if first.contains('.') || first.contains(':') || first == "localhost" =>
-        {
-            rest
-        }
-        _ => no_tag,
-    }
-}
-
-fn catalog_match(image: &str) -> Option<(bool, &'static str)> {
-    let repo = image_repo(image).to_ascii_lowercase();
-    let last = repo.rsplit('/').next().unwrap_or(&repo);
-    // Called for every container against every catalog name: no allocation here, and a name
-    // whose first byte is not the last segment's (all it could be a prefix of) and whose last
-    // byte is not the repository's (all it could be a suffix of) is passed over at once.
-    let (first, end) = (last.as_bytes().first(), repo.as_bytes().last());
-    let may_match = |name: &&str| {
-        let n = name.as_bytes();
-        n.first() == first || n.last() == end
-    };
-    let matches = |name: &&str| {
-        last.strip_prefix(*name)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_']))
-            || (name.contains('/') && repo.ends_with(name))
-            || (name.ends_with('-') && last.starts_with(name))
-    };
-    // Non-Go first for exact names: `node` (Node.js) must not fall to `node-exporter` logic.
-    if let Some(n) = NON_GO_IMAGES.iter().find(|n| last == **n) {
-        return Some((false, n));
-    }
-    if let Some(n) = GO_IMAGES.iter().find(|n| may_match(n) && matches(n)) {
-        return Some((true, n));
-    }
-    if let Some(n) = NON_GO_IMAGES.iter().find(|n| may_match(n) && matches(n)) {
-        return Some((false, n));
-    }
-    // Projects that put the language in the name.
-    if repo
-        .split(['/', '-', '_'])
-        .any(|p| p == "golang" || p == "go")
-    {
-        return Some((true, "golang"));
-    }
-    None
-}
-
-/// Whether a container runs Go, which Go version, and why we think so.
+/// The Go view of a container: whether it runs Go (and the evidence), which Go version (and why),
+/// and whether the program sizes GOMAXPROCS or GOMEMLIMIT itself.
 #[derive(Debug, Clone)]
 pub struct GoView<'a> {
+    /// Whether Go-only rules run: Go by evidence, or by the assumption.
     pub is_go: bool,
+    /// `go`, another language, or None when nothing says (the assumption may still judge it Go).
+    pub language: Option<&'a str>,
     pub why_go: WhyGo<'a>,
     pub version: Option<GoVersion>,
     pub why_version: WhyVersion<'a>,
+    pub sizes_gomaxprocs: Option<Sizing<'a>>,
+    pub sizes_gomemlimit: Option<Sizing<'a>>,
+    /// The main package behind a `ko://` image, when its source is in the linted tree.
+    pub main: Option<Arc<MainPackage>>,
 }
 
-/// What decided whether a container runs Go. Kept as the facts rather than a sentence: every
-/// container is judged, and only those with a Go finding need it written out.
+/// What decided a container's runtime. Kept as the facts rather than a sentence: every container
+/// is judged, and only those with a finding need it written out.
 #[derive(Debug, Clone, Copy)]
 pub enum WhyGo<'a> {
     /// The runtime annotation: the container's name when it was the per-container key, and the
@@ -220,11 +72,30 @@ pub enum WhyGo<'a> {
     },
     /// A Go runtime variable the container sets.
     GoEnv(&'a str),
-    /// The built-in catalog of images: the image and the catalog's name for it.
-    Catalog {
-        go: bool,
+    /// A variable another runtime reads.
+    OtherEnv {
+        name: &'a str,
+        language: &'static str,
+    },
+    /// The program the command runs.
+    Command {
+        word: &'a str,
+        language: &'static str,
+    },
+    /// A shell script as the command, with no known program in sight.
+    Script(&'a str),
+    /// The Dockerfile that builds the image, in the linted tree ([`build`]).
+    Build(&'static build::BuildFacts),
+    /// A runtime named by the image reference (`ko://`, `vllm`, a `-py3` tag).
+    ImageName {
         image: &'a str,
-        name: &'static str,
+        word: &'static str,
+        language: &'static str,
+    },
+    /// The built-in catalog of images: the image and its entry.
+    Catalog {
+        image: &'a str,
+        entry: &'static catalog::Entry,
     },
     AssumeGo {
         on: bool,
@@ -238,13 +109,30 @@ pub enum WhyVersion<'a> {
     Annotation(&'a str),
     /// A `go-versions` pattern of the config, or (None) its `go-version`.
     Config(Option<&'a str>, GoVersion),
+    /// The `go` line of the main module behind a `ko://` image ([`GoView::main`]).
+    GoMod,
+    /// The catalog: the program's main module says `go 1.25` or later from this release on.
+    Catalog(&'static catalog::Entry),
     Unknown,
 }
 
+/// Why a Go program sizes GOMAXPROCS or GOMEMLIMIT itself.
+#[derive(Debug, Clone, Copy)]
+pub enum Sizing<'a> {
+    /// A `sizes-gomaxprocs` / `sizes-gomemlimit` pattern of the config.
+    Config(&'a str),
+    /// The main package imports a package that does it at start-up.
+    Import(&'static catalog::Framework),
+    /// The catalog says this program does it, from a release on.
+    Catalog {
+        entry: &'static catalog::Entry,
+        sizing: &'static catalog::SelfSizing,
+    },
+}
+
 impl WhyGo<'_> {
-    /// The reason as the Go note gives it.
-    fn write_to(&self, s: &mut String) {
-        let non = |go: bool| if go { "" } else { "non-" };
+    /// The reason as the notes give it.
+    pub fn write_to(&self, s: &mut String) {
         match *self {
             WhyGo::Annotation { container, value } => {
                 s.push_str("of the annotation golint-k8s.io/runtime");
@@ -257,7 +145,7 @@ impl WhyGo<'_> {
             }
             WhyGo::ConfigImages { go, pattern } => {
                 s.push_str("the image matches ");
-                s.push_str(non(go));
+                s.push_str(if go { "" } else { "non-" });
                 s.push_str("go-images ");
                 push_debug(s, pattern);
             }
@@ -265,14 +153,40 @@ impl WhyGo<'_> {
                 s.push_str("it sets the Go runtime variable ");
                 s.push_str(name);
             }
-            WhyGo::Catalog { go, image, name } => {
-                s.push_str("the image ");
-                s.push_str(image);
-                s.push_str(" is a known ");
-                s.push_str(non(go));
-                s.push_str("Go program (");
-                s.push_str(name);
-                s.push(')');
+            WhyGo::OtherEnv { name, language } => {
+                let _ = write!(s, "it sets {name}, which {language} reads");
+            }
+            WhyGo::Command { word, language } => {
+                let _ = write!(s, "its command runs {word} ({language})");
+            }
+            WhyGo::Script(word) => {
+                let _ = write!(s, "its command runs the shell script {word}");
+            }
+            WhyGo::Build(b) => {
+                let _ = write!(s, "the image is built by {}: {}", b.dockerfile, b.why);
+            }
+            WhyGo::ImageName {
+                image,
+                word: "ko://",
+                ..
+            } => {
+                let _ = write!(s, "the image {image} is built by ko from a Go main package");
+            }
+            WhyGo::ImageName {
+                image,
+                word,
+                language,
+            } => {
+                let _ = write!(s, "the image {image} names {word} ({language})");
+            }
+            WhyGo::Catalog { image, entry } => {
+                let _ = write!(s, "the image {image} is {}", entry.program);
+                if entry.is_go() {
+                    s.push_str(", a Go program");
+                } else {
+                    let _ = write!(s, ", written in {}", entry.language);
+                }
+                let _ = write!(s, " (catalog: {})", entry.source);
             }
             WhyGo::AssumeGo { on: true } => {
                 s.push_str("assume-go is on (the default) and nothing says otherwise")
@@ -280,41 +194,69 @@ impl WhyGo<'_> {
             WhyGo::AssumeGo { on: false } => s.push_str("assume-go is off"),
         }
     }
+
+    pub fn describe(&self) -> String {
+        let mut s = String::new();
+        self.write_to(&mut s);
+        s
+    }
 }
 
-impl WhyVersion<'_> {
-    /// Where the version came from, as the Go note gives it.
-    fn write_to(&self, s: &mut String) {
+impl Sizing<'_> {
+    /// Why, as the notes give it: "links go.uber.org/automaxprocs (…)".
+    pub fn describe(&self, main: Option<&MainPackage>) -> String {
         match *self {
-            WhyVersion::Annotation(raw) => {
-                s.push_str("annotation golint-k8s.io/go-version: ");
-                push_debug(s, raw);
+            Sizing::Config(pattern) => {
+                let mut s = String::from("the image matches ");
+                push_debug(&mut s, pattern);
+                s.push_str(" in the config");
+                s
             }
-            WhyVersion::Config(Some(pattern), g) => {
-                s.push_str("config go-versions ");
-                push_debug(s, pattern);
-                s.push(' ');
-                let _ = write!(s, "{g}");
+            Sizing::Import(f) => {
+                let how = f
+                    .gomaxprocs
+                    .as_ref()
+                    .or(f.gomemlimit.as_ref())
+                    .map_or("", |x| x.how.as_str());
+                match main {
+                    Some(m) => format!(
+                        "its main package (module {}) imports {} ({how})",
+                        m.gomod, f.import
+                    ),
+                    None => format!("its main package imports {} ({how})", f.import),
+                }
             }
-            WhyVersion::Config(None, g) => {
-                s.push_str("config go-version ");
-                let _ = write!(s, "{g}");
-            }
-            WhyVersion::Unknown => s.push_str("unknown"),
+            Sizing::Catalog { entry, sizing } => match &sizing.since {
+                Some(v) => format!(
+                    "{} does it since release {v}: {} (catalog: {})",
+                    entry.program, sizing.how, sizing.source
+                ),
+                None => format!(
+                    "{} does it: {} (catalog: {})",
+                    entry.program, sizing.how, sizing.source
+                ),
+            },
         }
     }
 }
 
 impl<'a> GoView<'a> {
-    /// `annotations`: the pod's annotation mappings (see [`crate::k8s::annotation_maps`]).
+    /// `annotations`: the pod's annotation mappings (see [`crate::k8s::annotation_maps`]);
+    /// `manifest`: the file the container was read from, when it is a file (for `ko://`).
     pub fn decide(
         y: &'a Yaml,
         annotations: &[Option<NodeId>; 2],
         c: &'a Container,
         cfg: &'a Config,
+        manifest: Option<&std::path::Path>,
     ) -> GoView<'a> {
-        let (is_go, why_go) = detect_go(y, annotations, c, cfg);
-        let (version, why_version) =
+        let main = match (c.image.and_then(|i| i.strip_prefix("ko://")), manifest) {
+            (Some(import), Some(path)) => gomod::main_package(path, import),
+            _ => None,
+        };
+        let entry = c.image.and_then(catalog::lookup).map(|(e, _)| e);
+        let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, entry, manifest);
+        let (mut version, mut why_version) =
             match container_annotation(y, annotations, c, "golint-k8s.io/go-version")
                 .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
             {
@@ -324,35 +266,175 @@ impl<'a> GoView<'a> {
                     None => (None, WhyVersion::Unknown),
                 },
             };
-        GoView {
+        if version.is_none() {
+            if let Some(g) = main.as_ref().and_then(|m| m.go) {
+                (version, why_version) = (Some(g), WhyVersion::GoMod);
+            } else if let (Some(e), Some(image)) = (entry.filter(|e| e.is_go()), c.image) {
+                if let Some(since) = &e.go_1_25_since {
+                    if catalog::release_at_least(image, since) == Some(true) {
+                        (version, why_version) = (Some(GO_1_25), WhyVersion::Catalog(e));
+                    }
+                }
+            }
+        }
+        let mut view = GoView {
             is_go,
+            language,
             why_go,
             version,
             why_version,
+            sizes_gomaxprocs: None,
+            sizes_gomemlimit: None,
+            main,
+        };
+        if is_go {
+            view.sizes_gomaxprocs = view.sizing(
+                c,
+                &cfg.sizes_gomaxprocs,
+                entry,
+                |x| x.gomaxprocs.as_ref(),
+                |f| f.gomaxprocs.as_ref(),
+            );
+            view.sizes_gomemlimit = view.sizing(
+                c,
+                &cfg.sizes_gomemlimit,
+                entry,
+                |x| x.gomemlimit.as_ref(),
+                |f| f.gomemlimit.as_ref(),
+            );
         }
+        view
     }
 
-    /// Declared Go ≥ 1.25: the runtime sizes GOMAXPROCS from the CPU limit itself.
+    /// Whether the program sizes one setting itself: config, then the main package's imports,
+    /// then the catalog (for releases the image tag shows are new enough).
+    fn sizing(
+        &self,
+        c: &'a Container,
+        globs: &'a crate::config::Globs,
+        entry: Option<&'static catalog::Entry>,
+        of_entry: impl Fn(&'static catalog::Entry) -> Option<&'static catalog::SelfSizing>,
+        of_framework: impl Fn(&'static catalog::Framework) -> Option<&'static catalog::SelfSizing>,
+    ) -> Option<Sizing<'a>> {
+        if let Some(pattern) = c.image.and_then(|i| globs.matching(i)) {
+            return Some(Sizing::Config(pattern));
+        }
+        if let Some(m) = &self.main {
+            let framework = catalog::CATALOG.frameworks.iter().find(|f| {
+                of_framework(f).is_some()
+                    && m.imports.iter().any(|i| {
+                        i == &f.import
+                            || i.strip_prefix(f.import.as_str())
+                                .is_some_and(|r| r.starts_with('/'))
+                    })
+            });
+            if let Some(f) = framework {
+                return Some(Sizing::Import(f));
+            }
+        }
+        let (entry, image) = (entry?, c.image?);
+        let sizing = of_entry(entry)?;
+        let new_enough = match &sizing.since {
+            Some(since) => catalog::release_at_least(image, since) == Some(true),
+            None => true,
+        };
+        new_enough.then_some(Sizing::Catalog { entry, sizing })
+    }
+
+    /// The Go runtime sizes GOMAXPROCS from the CPU limit itself: Go ≥ 1.25, unless the build's
+    /// default GODEBUG (go.mod `godebug`, `//go:debug`) turns `containermaxprocs` off.
     pub fn adaptive_gomaxprocs(&self) -> bool {
         self.version.is_some_and(|v| v >= GO_1_25)
+            && self
+                .main
+                .as_ref()
+                .and_then(|m| m.godebug("containermaxprocs"))
+                != Some("0")
+    }
+
+    /// The build's default GODEBUG turns Go 1.25's container-aware GOMAXPROCS off: the go.mod
+    /// that says so.
+    pub fn containermaxprocs_off_in_build(&self) -> Option<&str> {
+        let m = self.main.as_ref()?;
+        (self.version.is_some_and(|v| v >= GO_1_25) && m.godebug("containermaxprocs") == Some("0"))
+            .then_some(m.gomod.as_str())
     }
 
     pub fn version_below(&self, v: GoVersion) -> bool {
         self.version.is_some_and(|have| have < v)
     }
 
+    /// The decision as the JSON `runtime` object and `--show-containers` give it.
+    pub fn info(&self) -> crate::diagnostic::RuntimeInfo {
+        let main = self.main.as_deref();
+        crate::diagnostic::RuntimeInfo {
+            language: self.language.map(str::to_string),
+            evidence: self.why_go.describe(),
+            assumed: self.is_go && self.assumed(),
+            go_version: self.version.map(|v| v.to_string()),
+            go_version_evidence: self.version.map(|_| self.describe_version()),
+            sizes_gomaxprocs: self.sizes_gomaxprocs.map(|s| s.describe(main)),
+            sizes_gomemlimit: self.sizes_gomemlimit.map(|s| s.describe(main)),
+        }
+    }
+
+    /// Judged Go only because nothing said otherwise.
+    pub fn assumed(&self) -> bool {
+        matches!(self.why_go, WhyGo::AssumeGo { .. })
+    }
+
+    /// Where the version came from, as the notes give it.
+    pub fn describe_version(&self) -> String {
+        let mut s = String::new();
+        match self.why_version {
+            WhyVersion::Annotation(raw) => {
+                s.push_str("annotation golint-k8s.io/go-version: ");
+                push_debug(&mut s, raw);
+            }
+            WhyVersion::Config(Some(pattern), g) => {
+                s.push_str("config go-versions ");
+                push_debug(&mut s, pattern);
+                let _ = write!(s, " {g}");
+            }
+            WhyVersion::Config(None, g) => {
+                let _ = write!(s, "config go-version {g}");
+            }
+            WhyVersion::GoMod => {
+                if let Some(m) = &self.main {
+                    let _ = write!(s, "the go line of {}", m.gomod);
+                }
+            }
+            WhyVersion::Catalog(e) => {
+                let _ = write!(
+                    s,
+                    "catalog: {}'s main module says go 1.25 or later since release {}, {}",
+                    e.program,
+                    e.go_1_25_since.as_deref().unwrap_or("?"),
+                    e.source_go_1_25.as_deref().unwrap_or(&e.source)
+                );
+            }
+            WhyVersion::Unknown => s.push_str("unknown"),
+        }
+        s
+    }
+
     /// The note every Go-only finding carries.
     pub fn note(&self) -> String {
-        // Written piece by piece (see [`crate::text`]): most containers with a finding get one.
         let mut s = String::with_capacity(256);
-        s.push_str("judged Go because ");
-        self.why_go.write_to(&mut s);
+        if let WhyGo::AssumeGo { on: true } = self.why_go {
+            s.push_str("assumed Go: nothing in the manifest shows which runtime this container runs (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)");
+        } else {
+            s.push_str("judged Go because ");
+            self.why_go.write_to(&mut s);
+        }
         match self.version {
             Some(v) => {
-                s.push_str("; Go ");
-                let _ = write!(s, "{v}");
+                let _ = write!(s, "; Go {v}");
+                if let WhyVersion::Catalog(_) = self.why_version {
+                    s.push_str(" or later");
+                }
                 s.push_str(" (");
-                self.why_version.write_to(&mut s);
+                s.push_str(&self.describe_version());
                 s.push(')');
             }
             None => s.push_str("; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)"),
@@ -366,33 +448,73 @@ fn detect_go<'a>(
     annotations: &[Option<NodeId>; 2],
     c: &'a Container,
     cfg: &'a Config,
-) -> (bool, WhyGo<'a>) {
+    entry: Option<&'static catalog::Entry>,
+    manifest: Option<&std::path::Path>,
+) -> (bool, Option<&'a str>, WhyGo<'a>) {
+    let by = |language: &'a str, why: WhyGo<'a>| (language == "go", Some(language), why);
     if let Some((v, _, per_container)) =
         container_annotation(y, annotations, c, "golint-k8s.io/runtime")
     {
         let container = per_container.then(|| c.display_name());
         match v.trim() {
             "" => {}
-            value => return (value == "go", WhyGo::Annotation { container, value }),
+            value => return by(value, WhyGo::Annotation { container, value }),
         }
     }
     if let Some(image) = &c.image {
         if let Some(pattern) = cfg.go_images.matching(image) {
-            return (true, WhyGo::ConfigImages { go: true, pattern });
+            return by("go", WhyGo::ConfigImages { go: true, pattern });
         }
         if let Some(pattern) = cfg.non_go_images.matching(image) {
-            return (false, WhyGo::ConfigImages { go: false, pattern });
+            return by("other", WhyGo::ConfigImages { go: false, pattern });
         }
     }
     if let Some(v) = c.env.iter().find(|e| GO_ENV_VARS.contains(&e.name)) {
-        return (true, WhyGo::GoEnv(v.name));
+        return by("go", WhyGo::GoEnv(v.name));
     }
-    if let Some(image) = &c.image {
-        if let Some((go, name)) = catalog_match(image) {
-            return (go, WhyGo::Catalog { go, image, name });
+    if let Some((name, language)) = signs::other_env(c) {
+        return by(language, WhyGo::OtherEnv { name, language });
+    }
+    let command = signs::command_sign(y, c);
+    if let Some(signs::CommandSign::Program { word, language }) = command {
+        return by(language, WhyGo::Command { word, language });
+    }
+    if let Some(image) = c.image {
+        if image.starts_with("ko://") {
+            return by(
+                "go",
+                WhyGo::ImageName {
+                    image,
+                    word: "ko://",
+                    language: "go",
+                },
+            );
+        }
+        if let Some(entry) = entry {
+            return by(&entry.language, WhyGo::Catalog { image, entry });
+        }
+        if let Some((word, language)) = signs::image_sign(image) {
+            return by(
+                language,
+                WhyGo::ImageName {
+                    image,
+                    word,
+                    language,
+                },
+            );
         }
     }
-    (cfg.assume_go, WhyGo::AssumeGo { on: cfg.assume_go })
+    // The repository's own build of the image: looked for only when nothing in the manifest
+    // spoke, as it means reading the tree.
+    if let (Some(image), Some(path)) = (c.image, manifest) {
+        if let Some(b) = build::facts(path, image) {
+            return by(b.language, WhyGo::Build(b));
+        }
+    }
+    if let Some(signs::CommandSign::Script(word)) = command {
+        return by("shell", WhyGo::Script(word));
+    }
+    (cfg.assume_go, None, WhyGo::AssumeGo { on: cfg.assume_go })
 }
 
 /// `strconv.ParseInt(s, 10, bits)`: one optional sign, ASCII digits, no spaces or underscores.
@@ -625,55 +747,57 @@ mod tests {
 
     #[test]
     fn go_notes_name_every_reason() {
-        // Every reason and version source, as the note spelled them when they were `format!`
-        // templates (`{:?}` for patterns and raw versions, escapes included).
         const UNKNOWN: &str = "; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)";
         let v = GoVersion::new(1, 24);
         let note = |why_go, version, why_version| {
             GoView {
                 is_go: true,
+                language: Some("go"),
                 why_go,
                 version,
                 why_version,
+                sizes_gomaxprocs: None,
+                sizes_gomemlimit: None,
+                main: None,
             }
             .note()
         };
+        let prom = catalog::lookup("prom/prometheus:v2.40.0").unwrap().0;
         let reasons = [
             (
                 WhyGo::Annotation { container: None, value: "go" },
-                "of the annotation golint-k8s.io/runtime: go",
+                "judged Go because of the annotation golint-k8s.io/runtime: go",
             ),
             (
                 WhyGo::Annotation { container: Some("app"), value: "go" },
-                "of the annotation golint-k8s.io/runtime.app: go",
+                "judged Go because of the annotation golint-k8s.io/runtime.app: go",
             ),
             (
                 WhyGo::ConfigImages { go: true, pattern: "ghcr.io/acme/*" },
-                "the image matches go-images \"ghcr.io/acme/*\"",
+                "judged Go because the image matches go-images \"ghcr.io/acme/*\"",
+            ),
+            (WhyGo::GoEnv("GOGC"), "judged Go because it sets the Go runtime variable GOGC"),
+            (
+                WhyGo::Command { word: "/ko-app/api", language: "go" },
+                "judged Go because its command runs /ko-app/api (go)",
             ),
             (
-                WhyGo::ConfigImages { go: false, pattern: "a\"b\\c\u{e9}" },
-                "the image matches non-go-images \"a\\\"b\\\\c\u{e9}\"",
-            ),
-            (WhyGo::GoEnv("GOGC"), "it sets the Go runtime variable GOGC"),
-            (
-                WhyGo::Catalog { go: true, image: "quay.io/prometheus/node-exporter:v1", name: "node-exporter" },
-                "the image quay.io/prometheus/node-exporter:v1 is a known Go program (node-exporter)",
+                WhyGo::ImageName { image: "ko://example.com/api", word: "ko://", language: "go" },
+                "judged Go because the image ko://example.com/api is built by ko from a Go main package",
             ),
             (
-                WhyGo::Catalog { go: false, image: "nginx:1.27", name: "nginx" },
-                "the image nginx:1.27 is a known non-Go program (nginx)",
+                WhyGo::Catalog { image: "prom/prometheus:v2.40.0", entry: prom },
+                "judged Go because the image prom/prometheus:v2.40.0 is Prometheus, a Go program (catalog: https://github.com/prometheus/prometheus)",
             ),
             (
                 WhyGo::AssumeGo { on: true },
-                "assume-go is on (the default) and nothing says otherwise",
+                "assumed Go: nothing in the manifest shows which runtime this container runs (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)",
             ),
-            (WhyGo::AssumeGo { on: false }, "assume-go is off"),
         ];
         for (why, text) in reasons {
             assert_eq!(
                 note(why, None, WhyVersion::Unknown),
-                format!("judged Go because {text}{UNKNOWN}")
+                format!("{text}{UNKNOWN}")
             );
         }
         let env = WhyGo::GoEnv("GOGC");
@@ -809,77 +933,5 @@ mod tests {
         assert_eq!(gomemlimit_for(512 << 20, 0.9), "460MiB");
         assert_eq!(gomemlimit_for(1 << 30, 0.9), "921MiB");
         assert_eq!(gomemlimit_for(1000, 0.9), "900");
-    }
-
-    #[test]
-    fn catalog_prefilter_passes_over_no_match() {
-        // The catalog test without the first/last byte shortcut.
-        fn reference(image: &str) -> Option<(bool, &'static str)> {
-            let repo = image_repo(image).to_ascii_lowercase();
-            let last = repo.rsplit('/').next().unwrap_or(&repo);
-            let matches = |name: &str| {
-                last.strip_prefix(name)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(['-', '_']))
-                    || (name.contains('/') && repo.ends_with(name))
-                    || (name.ends_with('-') && last.starts_with(name))
-            };
-            NON_GO_IMAGES
-                .iter()
-                .find(|n| last == **n)
-                .map(|n| (false, *n))
-                .or_else(|| GO_IMAGES.iter().find(|n| matches(n)).map(|n| (true, *n)))
-                .or_else(|| {
-                    NON_GO_IMAGES
-                        .iter()
-                        .find(|n| matches(n))
-                        .map(|n| (false, *n))
-                })
-                .or_else(|| {
-                    repo.split(['/', '-', '_'])
-                        .any(|p| p == "golang" || p == "go")
-                        .then_some((true, "golang"))
-                })
-        }
-        let mut tried = 0;
-        for name in GO_IMAGES.iter().chain(NON_GO_IMAGES) {
-            let tail = name.rsplit('/').next().unwrap_or(name);
-            for image in [
-                name.to_string(),
-                format!("{name}:1.2"),
-                format!("Docker.IO/{name}:v1"),
-                format!("ghcr.io/acme/{tail}"),
-                format!("ghcr.io/acme/x{tail}"),
-                format!("{tail}-operator"),
-                format!("{tail}_x"),
-                format!("{tail}x"),
-                format!("x/{name}"),
-                format!("x{name}"),
-                tail[1..].to_string(),
-                name[..name.len() - 1].to_string(),
-                format!("go-{tail}"),
-                String::new(),
-            ] {
-                assert_eq!(catalog_match(&image), reference(&image), "{image}");
-                tried += 1;
-            }
-        }
-        assert!(tried > 1000);
-    }
-
-    #[test]
-    fn image_catalog() {
-        assert_eq!(image_repo("docker.io/library/nginx:1.27"), "library/nginx");
-        assert_eq!(image_repo("localhost:5000/api@sha256:abc"), "api");
-        assert_eq!(catalog_match("nginx:1.27").map(|m| m.0), Some(false));
-        assert_eq!(
-            catalog_match("quay.io/prometheus/node-exporter:v1").map(|m| m.0),
-            Some(true)
-        );
-        assert_eq!(catalog_match("node:20-alpine").map(|m| m.0), Some(false));
-        assert_eq!(
-            catalog_match("registry.k8s.io/ingress-nginx/controller:v1.10").map(|m| m.0),
-            Some(true)
-        );
-        assert_eq!(catalog_match("ghcr.io/acme/api:1.4.2"), None);
     }
 }

@@ -1,0 +1,109 @@
+//! Kustomize patches are partial objects: a file that a `kustomization.yaml` lists under
+//! `patchesStrategicMerge` or `patches[].path` holds only the fields it changes, and the rest
+//! comes from the base. Rules that report something missing (no request, no GOMEMLIMIT) would be
+//! wrong there; the fields the patch sets are still checked.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
+
+const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// The patch files each kustomization directory lists (canonical paths), read once per directory.
+static PATCHES: LazyLock<Mutex<HashMap<PathBuf, Vec<PathBuf>>>> = LazyLock::new(Default::default);
+
+/// Whether a kustomization in the manifest's directory or one of its parents lists it as a patch.
+pub fn is_patch(manifest: &Path) -> bool {
+    let Some(dir) = manifest.parent() else {
+        return false;
+    };
+    // Most trees have no patches: the manifest's own path is resolved only when a kustomization
+    // above it lists some.
+    let mut me: Option<Option<PathBuf>> = None;
+    for ancestor in dir.ancestors() {
+        let ancestor = if ancestor.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            ancestor
+        };
+        let listed = match PATCHES.lock() {
+            Ok(mut cache) => cache
+                .entry(ancestor.to_path_buf())
+                .or_insert_with(|| patches_of(ancestor))
+                .clone(),
+            Err(_) => return false,
+        };
+        if listed.is_empty() {
+            continue;
+        }
+        let me = me.get_or_insert_with(|| manifest.canonicalize().ok());
+        if me.as_ref().is_some_and(|m| listed.contains(m)) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The patch files a directory's kustomization lists.
+fn patches_of(dir: &Path) -> Vec<PathBuf> {
+    let Some(text) = NAMES
+        .iter()
+        .find_map(|n| std::fs::read_to_string(dir.join(n)).ok())
+    else {
+        return Vec::new();
+    };
+    let y = crate::yaml::parse(&text, 0);
+    let mut out = Vec::new();
+    for doc in &y.docs {
+        let Some(root) = doc.root.filter(|r| y.is_mapping(*r)) else {
+            continue;
+        };
+        let mut add = |p: &str| {
+            // An inline patch is YAML text, not a path.
+            if !p.contains('\n') {
+                if let Ok(c) = dir.join(p.trim()).canonicalize() {
+                    out.push(c);
+                }
+            }
+        };
+        if let Some(list) = y.get(root, "patchesStrategicMerge") {
+            for &item in y.items(list) {
+                if let Some(p) = y.str(item) {
+                    add(p);
+                }
+            }
+        }
+        if let Some(list) = y.get(root, "patches") {
+            for &item in y.items(list) {
+                if let Some(p) = y.get_str(item, "path") {
+                    add(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patches_are_found_from_their_kustomization() {
+        let root = tempfile::tempdir().unwrap();
+        let r = root.path();
+        std::fs::create_dir_all(r.join("overlay/patches")).unwrap();
+        std::fs::write(
+            r.join("overlay/kustomization.yaml"),
+            "resources: [../base]\npatchesStrategicMerge:\n  - memory.yaml\npatches:\n  - path: patches/cpu.yaml\n  - patch: |-\n      - op: remove\n",
+        )
+        .unwrap();
+        for f in ["memory.yaml", "patches/cpu.yaml", "service.yaml"] {
+            std::fs::write(r.join("overlay").join(f), "kind: Deployment\n").unwrap();
+        }
+        assert!(is_patch(&r.join("overlay/memory.yaml")));
+        assert!(is_patch(&r.join("overlay/patches/cpu.yaml")));
+        assert!(!is_patch(&r.join("overlay/service.yaml")));
+        assert!(!is_patch(&r.join("overlay/missing.yaml")));
+    }
+}

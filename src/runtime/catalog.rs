@@ -1,0 +1,257 @@
+//! The catalog of well-known images: which program an image runs, in which language, and whether
+//! that program sizes GOMAXPROCS or GOMEMLIMIT itself (and from which release). It is reviewed
+//! data, kept in `catalog.json` beside this file, where every entry names its source; this module
+//! only loads and matches it.
+
+use serde::Deserialize;
+use std::sync::LazyLock;
+
+/// Things a Go program does for itself, from a release on.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfSizing {
+    /// The first release (as image tags write it, without a `v`) that does it by default; none
+    /// when every release does.
+    #[serde(default)]
+    pub since: Option<String>,
+    /// How: "links go.uber.org/automaxprocs", "--auto-gomemlimit, on by default".
+    pub how: String,
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    /// Image names: the last path segment (`prometheus`, also matching `prometheus-foo` and
+    /// `prometheus_foo`), a path suffix when it holds a `/` (`ingress-nginx/controller`), or a
+    /// prefix when it ends with `-` (`csi-`).
+    pub names: Vec<String>,
+    pub program: String,
+    /// `go`, or the other language the program is written in.
+    pub language: String,
+    pub source: String,
+    #[serde(default)]
+    pub gomaxprocs: Option<SelfSizing>,
+    #[serde(default)]
+    pub gomemlimit: Option<SelfSizing>,
+    /// The first release whose main module says `go 1.25` or later: from then on the runtime
+    /// itself follows the CPU limit.
+    #[serde(default)]
+    pub go_1_25_since: Option<String>,
+    #[serde(default)]
+    pub source_go_1_25: Option<String>,
+}
+
+impl Entry {
+    pub fn is_go(&self) -> bool {
+        self.language == "go"
+    }
+}
+
+/// A Go package whose import makes a main package size itself at start-up.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Framework {
+    /// The import path (a package, or a module whose packages all count).
+    pub import: String,
+    #[serde(default)]
+    pub gomaxprocs: Option<SelfSizing>,
+    #[serde(default)]
+    pub gomemlimit: Option<SelfSizing>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    pub images: Vec<Entry>,
+    pub frameworks: Vec<Framework>,
+}
+
+pub static CATALOG: LazyLock<Catalog> = LazyLock::new(|| {
+    // The file is part of the build and checked by a unit test: a parse error is a bug here.
+    serde_json::from_str(include_str!("catalog.json")).expect("catalog.json is valid")
+});
+
+/// Words in an image's last path segment that name a tool built around another program (an
+/// exporter for Redis, an operator for PostgreSQL): these are usually Go, so the other program's
+/// name says nothing about their runtime.
+pub const WRAPPER_WORDS: &[&str] = &[
+    "exporter",
+    "operator",
+    "controller",
+    "webhook",
+    "injector",
+    "provisioner",
+    "reloader",
+    "admission",
+    "csi",
+    "cni",
+    "driver",
+    "sidecar",
+];
+
+/// The repository name of an image without registry, tag or digest: `docker.io/library/nginx:1.27`
+/// gives `library/nginx`.
+pub fn image_repo(image: &str) -> &str {
+    let no_digest = image.split('@').next().unwrap_or(image);
+    // A tag follows the last ':' after the last '/' (a registry port comes before a '/').
+    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
+    let no_tag = match no_digest[last_slash..].find(':') {
+        Some(i) => &no_digest[..last_slash + i],
+        None => no_digest,
+    };
+    match no_tag.split_once('/') {
+        Some((first, rest))
+            if first.contains('.') || first.contains(':') || first == "localhost" =>
+        {
+            rest
+        }
+        _ => no_tag,
+    }
+}
+
+/// The image's tag, if it has one.
+pub fn image_tag(image: &str) -> Option<&str> {
+    let no_digest = image.split('@').next().unwrap_or(image);
+    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
+    no_digest[last_slash..]
+        .split_once(':')
+        .map(|(_, t)| t)
+        .filter(|t| !t.is_empty())
+}
+
+/// The tokens of the last path segment (`redis_exporter` gives `redis`, `exporter`).
+fn tokens(segment: &str) -> impl Iterator<Item = &str> {
+    segment.split(['-', '_', '.'])
+}
+
+/// The catalog entry for an image, and the name that matched: the longest matching name wins, so
+/// `node-exporter` is not Node.js and `redis_exporter` is not Redis.
+pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
+    let repo = image_repo(image).to_ascii_lowercase();
+    let last = repo.rsplit('/').next().unwrap_or(&repo);
+    let wrapper = tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
+    let mut best: Option<(&'static Entry, &'static str)> = None;
+    for entry in &CATALOG.images {
+        for name in &entry.names {
+            let exact = last == name.as_str();
+            let matched = exact
+                || (name.contains('/')
+                    && repo
+                        .strip_suffix(name.as_str())
+                        .is_some_and(|before| before.is_empty() || before.ends_with('/')))
+                || (name.ends_with('-') && last.starts_with(name.as_str()))
+                || last
+                    .strip_prefix(name.as_str())
+                    .is_some_and(|rest| rest.starts_with(['-', '_']));
+            // A non-Go program's name inside a wrapper's name (`redis-operator`) is no match.
+            if !matched || (!exact && wrapper && !entry.is_go()) {
+                continue;
+            }
+            if best.is_none_or(|(_, b)| name.len() > b.len()) {
+                best = Some((entry, name.as_str()));
+            }
+        }
+    }
+    best
+}
+
+/// A release number from an image tag: `v3.1.0`, `3.1`, `2.53.1-distroless` give (3, 1, 0),
+/// (3, 1, 0), (2, 53, 1). None for tags that name no release (`latest`, `main`, a commit).
+pub fn tag_release(tag: &str) -> Option<(u32, u32, u32)> {
+    let t = tag.strip_prefix('v').unwrap_or(tag);
+    let mut parts = t
+        .split(|c: char| !c.is_ascii_digit())
+        .take_while(|p| !p.is_empty());
+    let major = parts.next()?.parse().ok()?;
+    // A bare number is a build or a date, not a release.
+    let minor = parts.next()?.parse().ok()?;
+    let patch = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor, patch))
+}
+
+/// Whether an image's release is at least `since`: Some(true/false) when the tag names a release,
+/// Some(true) for `latest` or no tag (the newest release), None when the tag says nothing.
+pub fn release_at_least(image: &str, since: &str) -> Option<bool> {
+    let Some(tag) = image_tag(image) else {
+        // An image pinned only by digest: no release to read.
+        return (!image.contains('@')).then_some(true);
+    };
+    if tag == "latest" {
+        return Some(true);
+    }
+    let have = tag_release(tag)?;
+    let want = tag_release(since)?;
+    Some(have >= want)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalog_loads_and_every_entry_names_a_source() {
+        assert!(CATALOG.images.len() > 50);
+        for e in &CATALOG.images {
+            assert!(e.source.starts_with("https://"), "{}", e.program);
+            assert!(!e.names.is_empty(), "{}", e.program);
+            for s in [&e.gomaxprocs, &e.gomemlimit].into_iter().flatten() {
+                assert!(s.source.starts_with("https://"), "{}", e.program);
+                assert!(e.is_go(), "{} sizes Go settings but is not Go", e.program);
+                if let Some(v) = &s.since {
+                    assert!(tag_release(v).is_some(), "{}: since {v}", e.program);
+                }
+            }
+            if let Some(v) = &e.go_1_25_since {
+                assert!(tag_release(v).is_some(), "{}: go_1_25_since {v}", e.program);
+                assert!(e.source_go_1_25.is_some(), "{}", e.program);
+            }
+        }
+        for f in &CATALOG.frameworks {
+            for s in [&f.gomaxprocs, &f.gomemlimit].into_iter().flatten() {
+                assert!(s.source.starts_with("https://"), "{}", f.import);
+            }
+        }
+    }
+
+    #[test]
+    fn images_match_their_programs() {
+        let lang = |image: &str| lookup(image).map(|(e, _)| e.language.as_str());
+        assert_eq!(image_repo("docker.io/library/nginx:1.27"), "library/nginx");
+        assert_eq!(image_repo("localhost:5000/api@sha256:abc"), "api");
+        assert_eq!(lang("nginx:1.27"), Some("c"));
+        assert_eq!(lang("quay.io/prometheus/node-exporter:v1"), Some("go"));
+        assert_eq!(lang("node:20-alpine"), Some("node"));
+        assert_eq!(lang("oliver006/redis_exporter:v1.6"), Some("go"));
+        assert_eq!(lang("redis:7"), Some("c"));
+        assert_eq!(
+            lang("registry.k8s.io/ingress-nginx/controller:v1.10"),
+            Some("go")
+        );
+        assert_eq!(lang("ghcr.io/zalando/postgres-operator:v1"), None);
+        assert_eq!(lang("python-worker:1"), Some("python"));
+        assert_eq!(lang("ghcr.io/acme/api:1.4.2"), None);
+        assert_eq!(lang("ghcr.io/acme/xnginx"), None);
+        assert_eq!(lang(""), None);
+    }
+
+    #[test]
+    fn releases_from_tags() {
+        assert_eq!(tag_release("v3.1.0"), Some((3, 1, 0)));
+        assert_eq!(tag_release("2.53.1-distroless"), Some((2, 53, 1)));
+        assert_eq!(tag_release("1.25"), Some((1, 25, 0)));
+        assert_eq!(tag_release("latest"), None);
+        assert_eq!(tag_release("20240101"), None);
+        assert_eq!(
+            release_at_least("prom/prometheus:v3.1.0", "3.0.0"),
+            Some(true)
+        );
+        assert_eq!(
+            release_at_least("prom/prometheus:v2.55.0", "3.0.0"),
+            Some(false)
+        );
+        assert_eq!(release_at_least("prom/prometheus", "3.0.0"), Some(true));
+        assert_eq!(release_at_least("prom/prometheus@sha256:ab", "3.0.0"), None);
+        assert_eq!(release_at_least("prom/prometheus:main", "3.0.0"), None);
+    }
+}
