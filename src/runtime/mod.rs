@@ -7,8 +7,8 @@
 //! Which runtime a container runs is decided from evidence, strongest first: the annotation, the
 //! config, Go runtime variables, other runtimes' variables, the program the command runs, a
 //! `ko://` image, the catalog of well-known images ([`catalog`]), runtime names in the image
-//! reference ([`signs`]), a shell script as the command, and only then the `assume-go`
-//! assumption.
+//! reference ([`signs`]), the repository's Dockerfile for the image ([`build`]), a shell script
+//! as the command, and only then the `assume-go` assumption.
 
 pub mod build;
 pub mod catalog;
