@@ -17,31 +17,76 @@ pub fn is_patch(manifest: &Path) -> bool {
     let Some(dir) = manifest.parent() else {
         return false;
     };
-    // Most trees have no patches: the manifest's own path is resolved only when a kustomization
-    // above it lists some.
-    let mut me: Option<Option<PathBuf>> = None;
-    for ancestor in dir.ancestors() {
-        let ancestor = if ancestor.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            ancestor
-        };
-        let listed = match PATCHES.lock() {
-            Ok(mut cache) => cache
-                .entry(ancestor.to_path_buf())
-                .or_insert_with(|| patches_of(ancestor))
-                .clone(),
-            Err(_) => return false,
-        };
-        if listed.is_empty() {
-            continue;
-        }
-        let me = me.get_or_insert_with(|| manifest.canonicalize().ok());
-        if me.as_ref().is_some_and(|m| listed.contains(m)) {
-            return true;
+    let listed = listed_above(dir);
+    // Most trees have no patches: nothing to compare.
+    !listed.is_empty() && listed.contains(&lexical(manifest))
+}
+
+/// A path with `.` dropped and `..` applied to the part before it, without asking the file
+/// system: the manifest and the kustomization's entries are both named from the same place.
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
         }
     }
-    false
+    out
+}
+
+/// Every patch the kustomizations at or above a directory list: worked out once per directory
+/// (and remembered per thread for the next file, which is usually in the same one).
+fn listed_above(dir: &Path) -> &'static [PathBuf] {
+    static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [PathBuf]>>> =
+        LazyLock::new(Default::default);
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(PathBuf, &'static [PathBuf])>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let last = LAST.with_borrow(|l| {
+        l.as_ref()
+            .filter(|(d, _)| d.as_os_str() == dir.as_os_str())
+            .map(|(_, listed)| *listed)
+    });
+    if let Some(listed) = last {
+        return listed;
+    }
+    let cached = ABOVE.lock().ok().and_then(|m| m.get(dir).copied());
+    let listed = cached.unwrap_or_else(|| {
+        let mut all = Vec::new();
+        for ancestor in dir.ancestors() {
+            let ancestor = if ancestor.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                ancestor
+            };
+            let mut cache = match PATCHES.lock() {
+                Ok(c) => c,
+                Err(_) => break,
+            };
+            all.extend(
+                cache
+                    .entry(ancestor.to_path_buf())
+                    .or_insert_with(|| patches_of(ancestor))
+                    .iter()
+                    .cloned(),
+            );
+        }
+        let listed: &'static [PathBuf] = Box::leak(all.into_boxed_slice());
+        if let Ok(mut m) = ABOVE.lock() {
+            m.insert(dir.to_path_buf(), listed);
+        }
+        listed
+    });
+    LAST.set(Some((dir.to_path_buf(), listed)));
+    listed
 }
 
 /// The patch files a directory's kustomization lists.
@@ -61,9 +106,7 @@ fn patches_of(dir: &Path) -> Vec<PathBuf> {
         let mut add = |p: &str| {
             // An inline patch is YAML text, not a path.
             if !p.contains('\n') {
-                if let Ok(c) = dir.join(p.trim()).canonicalize() {
-                    out.push(c);
-                }
+                out.push(lexical(&dir.join(p.trim())));
             }
         };
         if let Some(list) = y.get(root, "patchesStrategicMerge") {

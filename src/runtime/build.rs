@@ -54,14 +54,7 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
     if name.is_empty() {
         return None;
     }
-    let dir = manifest.parent()?;
-    for ancestor in dir.ancestors().take(MAX_UP + 1) {
-        let ancestor = if ancestor.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            ancestor
-        };
-        let index = index(ancestor)?;
+    for index in indexes_above(manifest.parent()?) {
         let artifact = index.artifacts.iter().find(|(built, _)| {
             let last = built.rsplit('/').next().unwrap_or(built);
             built == repo || repo.ends_with(&format!("/{built}")) || last == name
@@ -74,6 +67,50 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
         }
     }
     None
+}
+
+/// The directories at and above a manifest's that offer a build, nearest first: worked out once
+/// per manifest directory, as every container of every manifest there asks.
+fn indexes_above(dir: &Path) -> &'static [&'static DirIndex] {
+    static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [&'static DirIndex]>>> =
+        LazyLock::new(Default::default);
+    thread_local! {
+        // The containers of one file ask about the same directory one after another.
+        static LAST: std::cell::RefCell<Option<(PathBuf, &'static [&'static DirIndex])>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let last = LAST.with_borrow(|l| {
+        l.as_ref()
+            .filter(|(d, _)| d.as_os_str() == dir.as_os_str())
+            .map(|(_, found)| *found)
+    });
+    if let Some(found) = last {
+        return found;
+    }
+    let cached = ABOVE.lock().ok().and_then(|m| m.get(dir).copied());
+    if let Some(hit) = cached {
+        LAST.set(Some((dir.to_path_buf(), hit)));
+        return hit;
+    }
+    let found: Vec<&'static DirIndex> = dir
+        .ancestors()
+        .take(MAX_UP + 1)
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                a
+            }
+        })
+        .filter_map(index)
+        .filter(|i| !i.artifacts.is_empty() || !i.services.is_empty())
+        .collect();
+    let found: &'static [&'static DirIndex] = Box::leak(found.into_boxed_slice());
+    if let Ok(mut m) = ABOVE.lock() {
+        m.insert(dir.to_path_buf(), found);
+    }
+    LAST.set(Some((dir.to_path_buf(), found)));
+    found
 }
 
 fn index(dir: &Path) -> Option<&'static DirIndex> {

@@ -125,32 +125,78 @@ fn tokens(segment: &str) -> impl Iterator<Item = &str> {
     segment.split(['-', '_', '.'])
 }
 
+/// The catalog's names by kind of match, built once: exact and `name-…` / `name_…` matches are
+/// looked up by the image's last path segment and its prefixes, so a lookup costs a few hash
+/// probes however large the catalog grows.
+struct Index {
+    by_name: foldhash::HashMap<&'static str, &'static Entry>,
+    /// Names with a `/` (a path suffix) or ending with `-` (a prefix): few, tried one by one.
+    patterns: Vec<(&'static str, &'static Entry)>,
+}
+
+static INDEX: LazyLock<Index> = LazyLock::new(|| {
+    let mut index = Index {
+        by_name: Default::default(),
+        patterns: Vec::new(),
+    };
+    for entry in &CATALOG.images {
+        for name in &entry.names {
+            if name.contains('/') || name.ends_with('-') {
+                index.patterns.push((name.as_str(), entry));
+            } else {
+                index.by_name.entry(name.as_str()).or_insert(entry);
+            }
+        }
+    }
+    index
+});
+
 /// The catalog entry for an image, and the name that matched: the longest matching name wins, so
 /// `node-exporter` is not Node.js and `redis_exporter` is not Redis.
 pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
-    let repo = image_repo(image).to_ascii_lowercase();
+    let repo = image_repo(image);
+    let repo: std::borrow::Cow<str> = if repo.bytes().any(|b| b.is_ascii_uppercase()) {
+        repo.to_ascii_lowercase().into()
+    } else {
+        repo.into()
+    };
     let last = repo.rsplit('/').next().unwrap_or(&repo);
-    let wrapper = tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
+    let index = &*INDEX;
     let mut best: Option<(&'static Entry, &'static str)> = None;
-    for entry in &CATALOG.images {
-        for name in &entry.names {
-            let exact = last == name.as_str();
-            let matched = exact
-                || (name.contains('/')
-                    && repo
-                        .strip_suffix(name.as_str())
-                        .is_some_and(|before| before.is_empty() || before.ends_with('/')))
-                || (name.ends_with('-') && last.starts_with(name.as_str()))
-                || last
-                    .strip_prefix(name.as_str())
-                    .is_some_and(|rest| rest.starts_with(['-', '_']));
-            // A non-Go program's name inside a wrapper's name (`redis-operator`) is no match.
-            if !matched || (!exact && wrapper && !entry.is_go()) {
-                continue;
+    let mut consider = |entry: &'static Entry, name: &'static str| {
+        if best.is_none_or(|(_, b)| name.len() > b.len()) {
+            best = Some((entry, name));
+        }
+    };
+    if let Some((name, entry)) = index.by_name.get_key_value(last) {
+        consider(entry, name);
+    }
+    // `name-…` and `name_…`: a non-Go program's name inside a wrapper's name (`redis-operator`)
+    // is no match.
+    let wrapper = || tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
+    let cuts = last
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'-' || *b == b'_');
+    for (i, _) in cuts {
+        if let Some((name, entry)) = index.by_name.get_key_value(&last[..i]) {
+            if entry.is_go() || !wrapper() {
+                consider(entry, name);
             }
-            if best.is_none_or(|(_, b)| name.len() > b.len()) {
-                best = Some((entry, name.as_str()));
-            }
+        }
+    }
+    for &(name, entry) in &index.patterns {
+        let matched = if name.ends_with('-') {
+            last.starts_with(name)
+        } else {
+            repo.ends_with(name)
+                && repo[..repo.len() - name.len()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| c == '/')
+        };
+        if matched && (entry.is_go() || !name.ends_with('-') || !wrapper()) {
+            consider(entry, name);
         }
     }
     best

@@ -295,6 +295,12 @@ pub fn command_sign<'y>(y: &'y Yaml, c: &Container<'y>) -> Option<CommandSign<'y
     }
     // Without a command the image's entrypoint runs the args; they show a program only when
     // they start with one (`args: [python, app.py]`), never a mere flag.
+    let first_arg = c
+        .args
+        .and_then(|a| y.items(a).first().and_then(|&i| y.str(i)));
+    if first_arg.is_none_or(|w| w.starts_with('-')) {
+        return None;
+    }
     match sign_of_words(&words(c.args), 0) {
         Some(s @ CommandSign::Program { .. }) => Some(s),
         _ => None,
@@ -354,33 +360,36 @@ pub fn image_sign(image: &str) -> Option<(&'static str, &'static str)> {
     if image.starts_with("ko://") {
         return Some(("ko://", "go"));
     }
-    let repo = super::catalog::image_repo(image).to_ascii_lowercase();
-    let last = repo.rsplit('/').next().unwrap_or(&repo);
-    let split = |s: &str| {
+    let repo = super::catalog::image_repo(image);
+    let last = repo.rsplit('/').next().unwrap_or(repo);
+    // `python3`, `jdk17`: a version glued to the name.
+    fn words(s: &str) -> impl Iterator<Item = &str> {
         s.split(['/', '-', '_', '.'])
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
-    if split(last)
-        .iter()
-        .any(|t| super::catalog::WRAPPER_WORDS.contains(&t.as_str()))
-    {
+            .map(|t| t.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'))
+    }
+    let is = |t: &str, w: &str| t.eq_ignore_ascii_case(w);
+    if words(last).any(|t| super::catalog::WRAPPER_WORDS.iter().any(|w| is(t, w))) {
         return None;
     }
-    for token in split(&repo) {
-        // `python3`, `jdk17`: a version glued to the name.
-        let name = token.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        if let Some((w, lang)) = IMAGE_WORDS.iter().find(|(w, _)| *w == name) {
+    static BY_WORD: std::sync::LazyLock<foldhash::HashMap<&str, &str>> =
+        std::sync::LazyLock::new(|| IMAGE_WORDS.iter().copied().collect());
+    // Image names are lowercase (the reference grammar allows no other), so an exact match.
+    for token in words(repo) {
+        if let Some((w, lang)) = BY_WORD.get_key_value(token) {
             return Some((w, lang));
         }
     }
-    let tag = super::catalog::image_tag(image)?.to_ascii_lowercase();
+    let tag = super::catalog::image_tag(image)?;
     for token in tag.split(['-', '_']) {
         let name = token.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-        match name {
-            "py" | "python" => return Some(("py", "python")),
-            "jdk" | "jre" | "openjdk" | "temurin" | "corretto" => return Some(("jdk", "java")),
-            _ => {}
+        if ["py", "python"].iter().any(|w| is(name, w)) {
+            return Some(("py", "python"));
+        }
+        if ["jdk", "jre", "openjdk", "temurin", "corretto"]
+            .iter()
+            .any(|w| is(name, w))
+        {
+            return Some(("jdk", "java"));
         }
     }
     None
