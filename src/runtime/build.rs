@@ -20,6 +20,8 @@ pub struct BuildFacts {
     pub language: &'static str,
     /// Why, in a few words: "its final stage is FROM python:3.12-slim".
     pub why: String,
+    /// For a Go build, the module and main package in the Dockerfile's directory.
+    pub main: Option<std::sync::Arc<super::gomod::MainPackage>>,
 }
 
 /// Directories, under a manifest's directory or its parents, where a service named like the
@@ -184,10 +186,15 @@ fn skaffold(dir: &Path) -> Vec<(String, PathBuf)> {
 fn read(path: &Path) -> Option<BuildFacts> {
     let text = std::fs::read_to_string(path).ok()?;
     let (language, why) = judge(&text)?;
+    let main = (language == "go")
+        .then(|| path.parent().and_then(super::gomod::in_dir))
+        .flatten()
+        .map(std::sync::Arc::new);
     Some(BuildFacts {
         dockerfile: path.to_string_lossy().trim_start_matches("./").to_string(),
         language,
         why,
+        main,
     })
 }
 

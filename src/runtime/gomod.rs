@@ -58,6 +58,16 @@ pub fn main_package(manifest: &Path, import_path: &str) -> Option<Arc<MainPackag
     found
 }
 
+/// The main package in a directory (a Go service's Docker build context): the nearest go.mod at
+/// or up to two levels above it, and the directory's own Go files.
+pub fn in_dir(dir: &Path) -> Option<MainPackage> {
+    let (gomod_path, text) = dir.ancestors().take(3).find_map(|a| {
+        let p = a.join("go.mod");
+        std::fs::read_to_string(&p).ok().map(|t| (p, t))
+    })?;
+    Some(read_package(dir, gomod_path, &text))
+}
+
 fn find(dir: &Path, import_path: &str) -> Option<MainPackage> {
     let import_path = import_path.trim_end_matches('/');
     for ancestor in dir.ancestors() {
@@ -89,35 +99,41 @@ fn find(dir: &Path, import_path: &str) -> Option<MainPackage> {
                 std::fs::read_to_string(&p).ok().map(|t| (p, t))
             })
             .unwrap_or((ancestor.join("go.mod"), text));
-        let mut godebug = godebug_lines(&gomod_text);
-        let mut imports = Vec::new();
-        if let Ok(entries) = std::fs::read_dir(&pkg_dir) {
-            let mut files: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| {
-                    p.extension().is_some_and(|x| x == "go")
-                        && !p.to_string_lossy().ends_with("_test.go")
-                })
-                .collect();
-            files.sort();
-            for f in files {
-                if let Ok(src) = std::fs::read_to_string(&f) {
-                    godebug.extend(go_debug_directives(&src));
-                    imports.extend(go_imports(&src));
-                }
-            }
-        }
-        return Some(MainPackage {
-            gomod: gomod_path
-                .to_string_lossy()
-                .trim_start_matches("./")
-                .to_string(),
-            go: go_line(&gomod_text),
-            godebug,
-            imports,
-        });
+        return Some(read_package(&pkg_dir, gomod_path, &gomod_text));
     }
     None
+}
+
+/// A main package's facts: its go.mod's `go` and `godebug` lines, then its files' `//go:debug`
+/// directives and imports.
+fn read_package(pkg_dir: &Path, gomod_path: PathBuf, gomod_text: &str) -> MainPackage {
+    let mut godebug = godebug_lines(gomod_text);
+    let mut imports = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(pkg_dir) {
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                p.extension().is_some_and(|x| x == "go")
+                    && !p.to_string_lossy().ends_with("_test.go")
+            })
+            .collect();
+        files.sort();
+        for f in files {
+            if let Ok(src) = std::fs::read_to_string(&f) {
+                godebug.extend(go_debug_directives(&src));
+                imports.extend(go_imports(&src));
+            }
+        }
+    }
+    MainPackage {
+        gomod: gomod_path
+            .to_string_lossy()
+            .trim_start_matches("./")
+            .to_string(),
+        go: go_line(gomod_text),
+        godebug,
+        imports,
+    }
 }
 
 /// Lines of go.mod with comments removed.

@@ -220,7 +220,7 @@ impl Sizing<'_> {
                     .map_or("", |x| x.how.as_str());
                 match main {
                     Some(m) => format!(
-                        "its main package (module {}) imports {} ({how})",
+                        "its main package ({}) imports {} ({how})",
                         m.gomod, f.import
                     ),
                     None => format!("its main package imports {} ({how})", f.import),
@@ -256,6 +256,11 @@ impl<'a> GoView<'a> {
         };
         let entry = c.image.and_then(catalog::lookup).map(|(e, _)| e);
         let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, entry, manifest);
+        // A Go service built by a Dockerfile in the tree: its module, as for `ko://`.
+        let main = match why_go {
+            WhyGo::Build(b) if main.is_none() => b.main.clone(),
+            _ => main,
+        };
         let (mut version, mut why_version) =
             match container_annotation(y, annotations, c, "golint-k8s.io/go-version")
                 .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
