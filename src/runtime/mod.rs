@@ -376,8 +376,12 @@ impl<'a> GoView<'a> {
             language: self.language.map(str::to_string),
             evidence: self.why_go.describe(),
             assumed: self.is_go && self.assumed(),
-            go_version: self.version.map(|v| v.to_string()),
-            go_version_evidence: self.version.map(|_| self.describe_version()),
+            // A declared Go version says nothing about a container that does not run Go.
+            go_version: self.version.filter(|_| self.is_go).map(|v| v.to_string()),
+            go_version_evidence: self
+                .version
+                .filter(|_| self.is_go)
+                .map(|_| self.describe_version()),
             sizes_gomaxprocs: self.sizes_gomaxprocs.map(|s| s.describe(main)),
             sizes_gomemlimit: self.sizes_gomemlimit.map(|s| s.describe(main)),
         }
