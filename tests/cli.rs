@@ -586,3 +586,68 @@ fn parse_only_counts_files_and_documents() {
     let help = cmd().args(["lint", "--help"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&help.stdout).contains("parse-only"));
 }
+
+#[test]
+fn show_containers_lists_each_runtime_decision() {
+    let out = Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(common::root())
+        .args([
+            "lint",
+            "--show-containers",
+            "--format",
+            "json",
+            "fixtures/GK101/silent-dockerfile-python.yaml",
+            "fixtures/GK101/silent-dockerfile-automemlimit.yaml",
+            "fixtures/GK201/silent-non-go-image.yaml",
+            "fixtures/kustomize/overlays/prod/limits.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = v["containers"].as_array().unwrap();
+    let by_container = |name: &str| {
+        rows.iter()
+            .find(|r| r["container"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {v}"))["runtime"]
+            .clone()
+    };
+    let mailer = by_container("mailer");
+    assert_eq!(mailer["language"], "python");
+    assert!(mailer["evidence"]
+        .as_str()
+        .unwrap()
+        .contains("src/mailer/Dockerfile"));
+    let billing = by_container("billing");
+    assert_eq!(billing["language"], "go");
+    assert_eq!(billing["go_version"], "1.24");
+    assert!(billing["sizes_gomemlimit"]
+        .as_str()
+        .unwrap()
+        .contains("github.com/KimMachineGun/automemlimit"));
+    assert_eq!(by_container("nginx")["language"], "c");
+    let ledger = by_container("ledger");
+    assert_eq!(ledger["assumed"], true);
+    assert_eq!(ledger["language"], Value::Null);
+    // The human listing names the same decisions, one line per container and a count.
+    let out = Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(common::root())
+        .args([
+            "lint",
+            "--show-containers",
+            "fixtures/GK101/silent-dockerfile-python.yaml",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("Deployment/mailer container mailer: python, because the image is built by fixtures/GK101/src/mailer/Dockerfile"),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("1 container, 0 assumed to run Go\n"),
+        "{text}"
+    );
+}

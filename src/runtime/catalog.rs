@@ -217,13 +217,17 @@ pub fn tag_release(tag: &str) -> Option<(u32, u32, u32)> {
 }
 
 /// Whether an image's release is at least `since`: Some(true/false) when the tag names a release,
-/// Some(true) for `latest` or no tag (the newest release), None when the tag says nothing.
+/// Some(true) for no tag, `latest` and the tags of a development branch's tip (`main`, `master`,
+/// `edge`, `nightly`), which are newer than every release; None when the tag says nothing.
 pub fn release_at_least(image: &str, since: &str) -> Option<bool> {
     let Some(tag) = image_tag(image) else {
         // An image pinned only by digest: no release to read.
         return (!image.contains('@')).then_some(true);
     };
-    if tag == "latest" {
+    if matches!(
+        tag,
+        "latest" | "main" | "master" | "edge" | "nightly" | "dev"
+    ) {
         return Some(true);
     }
     let have = tag_release(tag)?;
@@ -298,6 +302,13 @@ mod tests {
         );
         assert_eq!(release_at_least("prom/prometheus", "3.0.0"), Some(true));
         assert_eq!(release_at_least("prom/prometheus@sha256:ab", "3.0.0"), None);
-        assert_eq!(release_at_least("prom/prometheus:main", "3.0.0"), None);
+        assert_eq!(
+            release_at_least("prom/prometheus:main", "3.0.0"),
+            Some(true)
+        );
+        assert_eq!(
+            release_at_least("prom/prometheus:sha-1a2b3c", "3.0.0"),
+            None
+        );
     }
 }
