@@ -6,6 +6,15 @@
 //! the program its ENTRYPOINT or CMD runs, or a Go build (`FROM golang`, `RUN go build`) copied
 //! into a bare final image.
 //!
+//! A Cloud Build config (`cloudbuild.yaml`) beside a Dockerfile names the images it pushes, and a
+//! Dockerfile in the manifest's own directory is taken to build what that manifest deploys when
+//! nothing else matched.
+//!
+//! Without a Dockerfile, the build definition still names the language: a skaffold artifact built
+//! by Jib (Java) or ko (Go), or a service directory that is a Maven, Gradle, npm, Python, Cargo,
+//! Bundler, Composer or Go project. Skaffold files that `requires` others are followed, as
+//! skaffold does, so a root `skaffold.yaml` reaches each service's own.
+//!
 //! Only files are read. What is not found says nothing.
 
 use std::collections::HashMap;
@@ -15,8 +24,9 @@ use std::sync::{LazyLock, Mutex};
 /// What a Dockerfile says about the runtime of the image it builds.
 #[derive(Debug, PartialEq, Eq)]
 pub struct BuildFacts {
-    /// The Dockerfile, as a path from where the manifest was named.
-    pub dockerfile: String,
+    /// The build definition (a Dockerfile, `skaffold.yaml` or project file), as a path from where
+    /// the manifest was named.
+    pub file: String,
     pub language: &'static str,
     /// Why, in a few words: "its final stage is FROM python:3.12-slim".
     pub why: String,
@@ -26,18 +36,53 @@ pub struct BuildFacts {
 
 /// Directories, under a manifest's directory or its parents, where a service named like the
 /// image keeps its Dockerfile.
-const SERVICE_DIRS: &[&str] = &["", "src", "services", "apps", "cmd"];
+const SERVICE_DIRS: &[&str] = &["", "src", "services", "apps", "cmd", "docker", "build"];
 
 /// How far up from the manifest a build definition is looked for.
 const MAX_UP: usize = 4;
 
-/// What one directory offers: the skaffold artifacts (image, Dockerfile) it declares and the
-/// service directories with a Dockerfile under it, by name.
+/// What one directory offers: the skaffold artifacts it declares (image, and the file that says
+/// how it is built) and the service directories under it with a Dockerfile or a project file, by
+/// name.
 #[derive(Default)]
 struct DirIndex {
-    artifacts: Vec<(String, PathBuf)>,
+    artifacts: Vec<(String, Built)>,
     services: HashMap<String, PathBuf>,
+    /// The directory's own Go module (a Go project that keeps its deployment manifests beside
+    /// its code): the last two elements of its path, and what building it shows.
+    module: Option<(String, &'static BuildFacts)>,
+    /// The directory's own Dockerfile.
+    dockerfile: Option<PathBuf>,
 }
+
+/// How a skaffold artifact is built.
+#[derive(Clone)]
+enum Built {
+    Dockerfile(PathBuf),
+    /// A builder that implies the language (`jib`: Java, `ko`: Go), named in this skaffold file.
+    Builder {
+        skaffold: PathBuf,
+        builder: &'static str,
+        language: &'static str,
+    },
+}
+
+/// Project files that make a directory a project of one language, in the order they are tried.
+const PROJECT_FILES: &[(&str, &str, &str)] = &[
+    ("go.mod", "go", "a Go module"),
+    ("main.go", "go", "a Go main package"),
+    ("pom.xml", "java", "a Maven project"),
+    ("build.gradle", "java", "a Gradle project"),
+    ("build.gradle.kts", "java", "a Gradle project"),
+    ("Cargo.toml", "rust", "a Cargo project"),
+    ("package.json", "node", "an npm package"),
+    ("pyproject.toml", "python", "a Python project"),
+    ("requirements.txt", "python", "a Python project"),
+    ("setup.py", "python", "a Python project"),
+    ("Gemfile", "ruby", "a Ruby (Bundler) project"),
+    ("composer.json", "php", "a PHP (Composer) project"),
+    ("mix.exs", "elixir", "an Elixir (Mix) project"),
+];
 
 /// Directories are listed once each, and each Dockerfile is read once: a run over thousands of
 /// manifests in one tree asks the file system a few dozen times.
@@ -56,19 +101,51 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
     if name.is_empty() {
         return None;
     }
+    let service = super::catalog::tag_service(image);
     for index in indexes_above(manifest.parent()?) {
         let artifact = index.artifacts.iter().find(|(built, _)| {
             let last = built.rsplit('/').next().unwrap_or(built);
             built == repo || repo.ends_with(&format!("/{built}")) || last == name
         });
-        let dockerfile = artifact
-            .map(|(_, d)| d)
-            .or_else(|| index.services.get(name));
-        if let Some(d) = dockerfile {
-            return dockerfile_facts(d);
+        if let Some((_, built)) = artifact {
+            return match built {
+                Built::Dockerfile(d) => file_facts(d),
+                Built::Builder {
+                    skaffold,
+                    builder,
+                    language,
+                } => Some(leak(BuildFacts {
+                    file: shown(skaffold),
+                    language,
+                    why: format!("skaffold builds it with {builder}"),
+                    main: None,
+                })),
+            };
+        }
+        let dir = index
+            .services
+            .get(name)
+            .or_else(|| service.and_then(|s| index.services.get(s)))
+            .or_else(|| prefixed(&index.services, name));
+        if let Some(d) = dir {
+            return file_facts(d);
+        }
+        if let Some((_, facts)) = index
+            .module
+            .as_ref()
+            .filter(|(m, _)| last_two(repo).eq_ignore_ascii_case(m))
+        {
+            return Some(facts);
         }
     }
-    None
+    // A sample that keeps its Dockerfile beside the manifest that deploys it.
+    let dir = manifest.parent()?;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    index(dir)?.dockerfile.as_deref().and_then(file_facts)
 }
 
 /// The directories at and above a manifest's that offer a build, nearest first: worked out once
@@ -105,7 +182,7 @@ fn indexes_above(dir: &Path) -> &'static [&'static DirIndex] {
             }
         })
         .filter_map(index)
-        .filter(|i| !i.artifacts.is_empty() || !i.services.is_empty())
+        .filter(|i| !i.artifacts.is_empty() || !i.services.is_empty() || i.module.is_some())
         .collect();
     let found: &'static [&'static DirIndex] = Box::leak(found.into_boxed_slice());
     if let Ok(mut m) = ABOVE.lock() {
@@ -131,56 +208,239 @@ fn index(dir: &Path) -> Option<&'static DirIndex> {
             if !e.file_type().is_ok_and(|t| t.is_dir()) {
                 continue;
             }
-            let dockerfile = e.path().join("Dockerfile");
-            if dockerfile.is_file() {
-                if let Some(name) = e.file_name().to_str() {
-                    index
-                        .services
-                        .entry(name.to_ascii_lowercase())
-                        .or_insert(dockerfile);
+            let path = e.path();
+            let build = std::iter::once("Dockerfile")
+                .chain(PROJECT_FILES.iter().map(|(f, _, _)| *f))
+                .map(|f| path.join(f))
+                .find(|f| f.is_file());
+            if let (Some(build), Some(name)) = (build, e.file_name().to_str()) {
+                // A Cloud Build config beside it names the images it pushes.
+                for image in cloud_build_images(&path) {
+                    index.services.entry(image).or_insert_with(|| build.clone());
                 }
+                index
+                    .services
+                    .entry(name.to_ascii_lowercase())
+                    .or_insert(build);
             }
         }
     }
+    index.module = own_module(dir);
+    index.dockerfile = Some(dir.join("Dockerfile")).filter(|d| d.is_file());
     let index: &'static DirIndex = Box::leak(Box::new(index));
     DIRS.lock().ok()?.insert(dir.to_path_buf(), index);
     Some(index)
 }
 
-fn dockerfile_facts(path: &Path) -> Option<&'static BuildFacts> {
+/// The service directory an image name carries behind a project prefix: `ca-grpc-provider` for
+/// the directory `grpc-provider`. The longest such directory wins.
+fn prefixed<'a>(services: &'a HashMap<String, PathBuf>, name: &str) -> Option<&'a PathBuf> {
+    services
+        .iter()
+        .filter(|(dir, _)| {
+            name.len() > dir.len()
+                && name.ends_with(dir.as_str())
+                && name.as_bytes()[name.len() - dir.len() - 1] == b'-'
+        })
+        .max_by_key(|(dir, _)| dir.len())
+        .map(|(_, path)| path)
+}
+
+/// The last two elements of a path: `stefanprodan/podinfo` of `ghcr.io/stefanprodan/podinfo`.
+fn last_two(path: &str) -> &str {
+    match path.rmatch_indices('/').nth(1) {
+        Some((i, _)) => &path[i + 1..],
+        None => path,
+    }
+}
+
+/// The Go module whose go.mod is in `dir`, named by the last two elements of its path without a
+/// major-version suffix (`github.com/kedacore/keda/v2` → `kedacore/keda`), as image names are.
+fn own_module(dir: &Path) -> Option<(String, &'static BuildFacts)> {
+    let gomod = dir.join("go.mod");
+    let text = std::fs::read_to_string(&gomod).ok()?;
+    let module = super::gomod::module_path(&text)?;
+    let unversioned = match module.rsplit_once('/') {
+        Some((rest, v)) if v.starts_with('v') && v[1..].parse::<u32>().is_ok() => rest,
+        _ => module,
+    };
+    let named = last_two(unversioned);
+    if !named.contains('/') {
+        return None;
+    }
+    let facts = leak(BuildFacts {
+        file: shown(&gomod),
+        language: "go",
+        why: format!("the image is named after its module {module}"),
+        main: super::gomod::in_dir(dir).map(std::sync::Arc::new),
+    });
+    Some((named.to_string(), facts))
+}
+
+fn leak(facts: BuildFacts) -> &'static BuildFacts {
+    Box::leak(Box::new(facts))
+}
+
+/// A path as a user reads it: `a/b/../c/./Dockerfile` is `a/c/Dockerfile`.
+fn shown(path: &Path) -> String {
+    use std::path::Component;
+    let mut parts: Vec<Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
+                parts.pop();
+            }
+            _ => parts.push(c),
+        }
+    }
+    parts
+        .iter()
+        .collect::<PathBuf>()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The facts of a Dockerfile or a project file, read once per path.
+fn file_facts(path: &Path) -> Option<&'static BuildFacts> {
     if let Some(hit) = DOCKERFILES.lock().ok()?.get(path) {
         return *hit;
     }
-    let facts = read(path).map(|f| &*Box::leak(Box::new(f)));
+    let is_dockerfile = path.file_name().is_some_and(|n| n == "Dockerfile");
+    let facts = if is_dockerfile {
+        read(path)
+    } else {
+        project(path)
+    }
+    .map(leak);
     DOCKERFILES.lock().ok()?.insert(path.to_path_buf(), facts);
     facts
 }
 
-/// The artifacts of a `skaffold.yaml` in `dir`: the image each builds and its Dockerfile.
-fn skaffold(dir: &Path) -> Vec<(String, PathBuf)> {
-    let Ok(text) = std::fs::read_to_string(dir.join("skaffold.yaml")) else {
+/// A service directory without a Dockerfile, built by a buildpack, Jib or ko from its project.
+fn project(path: &Path) -> Option<BuildFacts> {
+    let file = path.file_name()?.to_str()?;
+    let (_, language, what) = PROJECT_FILES.iter().find(|(f, _, _)| *f == file)?;
+    let main = (*language == "go")
+        .then(|| path.parent().and_then(super::gomod::in_dir))
+        .flatten()
+        .map(std::sync::Arc::new);
+    Some(BuildFacts {
+        file: shown(path),
+        language,
+        why: format!("its directory is {what}"),
+        main,
+    })
+}
+
+/// The names of the images a `cloudbuild.yaml` in `dir` pushes (its `images` list), without
+/// registry, project or tag: `…/${PROJECT_ID}/models/fastdash:latest` is `fastdash`.
+fn cloud_build_images(dir: &Path) -> Vec<String> {
+    let Some(text) = ["cloudbuild.yaml", "cloudbuild.yml"]
+        .iter()
+        .find_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+    else {
         return Vec::new();
     };
     let y = crate::yaml::parse(&text, 0);
     let mut out = Vec::new();
     for doc in &y.docs {
-        let Some(root) = doc.root else { continue };
-        let Some(artifacts) = y.path(root, &["build", "artifacts"]) else {
+        let Some(images) = doc.root.and_then(|r| y.get(r, "images")) else {
             continue;
         };
-        for &a in y.items(artifacts) {
-            let Some(image) = y.get_str(a, "image") else {
-                continue;
-            };
-            let context = y.get_str(a, "context").unwrap_or(".");
-            let dockerfile = y
-                .get(a, "docker")
-                .and_then(|d| y.get_str(d, "dockerfile"))
-                .unwrap_or("Dockerfile");
-            out.push((image.to_string(), dir.join(context).join(dockerfile)));
+        for &i in y.items(images) {
+            if let Some(image) = y.str(i) {
+                let repo = super::catalog::image_repo(image);
+                let name = repo.rsplit('/').next().unwrap_or(repo);
+                out.push(name.to_ascii_lowercase());
+            }
         }
     }
     out
+}
+
+/// How many `requires` a chain of skaffold files is followed through.
+const MAX_REQUIRES: usize = 4;
+
+/// The artifacts of a `skaffold.yaml` in `dir` and of the skaffold files it requires.
+fn skaffold(dir: &Path) -> Vec<(String, Built)> {
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    skaffold_file(&dir.join("skaffold.yaml"), 0, &mut seen, &mut out);
+    out
+}
+
+fn skaffold_file(
+    file: &Path,
+    depth: usize,
+    seen: &mut Vec<PathBuf>,
+    out: &mut Vec<(String, Built)>,
+) {
+    if depth > MAX_REQUIRES || seen.iter().any(|s| s == file) {
+        return;
+    }
+    seen.push(file.to_path_buf());
+    let Ok(text) = std::fs::read_to_string(file) else {
+        return;
+    };
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let y = crate::yaml::parse(&text, 0);
+    for doc in &y.docs {
+        let Some(root) = doc.root else { continue };
+        // Artifacts of the default build and of each profile's.
+        let profiles = y.path(root, &["profiles"]).map_or(&[][..], |p| y.items(p));
+        let artifacts = std::iter::once(root)
+            .chain(profiles.iter().copied())
+            .filter_map(|b| y.path(b, &["build", "artifacts"]))
+            .flat_map(|a| y.items(a).iter().copied());
+        for a in artifacts {
+            let Some(image) = y.get_str(a, "image") else {
+                continue;
+            };
+            let builder = [("jib", "Jib", "java"), ("ko", "ko", "go")]
+                .into_iter()
+                .find(|(key, _, _)| y.get(a, key).is_some());
+            let built = match builder {
+                Some((_, builder, language)) => Built::Builder {
+                    skaffold: file.to_path_buf(),
+                    builder,
+                    language,
+                },
+                // Buildpacks and custom builds say nothing of the language.
+                None if ["buildpacks", "custom", "bazel"]
+                    .iter()
+                    .any(|k| y.get(a, k).is_some()) =>
+                {
+                    continue
+                }
+                None => {
+                    let context = y.get_str(a, "context").unwrap_or(".");
+                    let dockerfile = y
+                        .get(a, "docker")
+                        .and_then(|d| y.get_str(d, "dockerfile"))
+                        .unwrap_or("Dockerfile");
+                    let context = if context == "." {
+                        dir.to_path_buf()
+                    } else {
+                        dir.join(context)
+                    };
+                    Built::Dockerfile(context.join(dockerfile))
+                }
+            };
+            out.push((image.to_string(), built));
+        }
+        for &r in y.path(root, &["requires"]).map_or(&[][..], |r| y.items(r)) {
+            if let Some(path) = y.get_str(r, "path") {
+                let required = dir.join(path);
+                let required = if required.is_dir() {
+                    required.join("skaffold.yaml")
+                } else {
+                    required
+                };
+                skaffold_file(&required, depth + 1, seen, out);
+            }
+        }
+    }
 }
 
 fn read(path: &Path) -> Option<BuildFacts> {
@@ -191,7 +451,7 @@ fn read(path: &Path) -> Option<BuildFacts> {
         .flatten()
         .map(std::sync::Arc::new);
     Some(BuildFacts {
-        dockerfile: path.to_string_lossy().trim_start_matches("./").to_string(),
+        file: shown(path),
         language,
         why,
         main,
@@ -219,36 +479,85 @@ const BARE: &[&str] = &[
     "wolfi-base",
 ];
 
+/// A base image that carries no runtime of its own (what is copied in decides): `scratch`, the
+/// OS images, and distroless's static, base and cc images.
+fn is_bare(base: &str) -> bool {
+    let repo = super::catalog::image_repo(base).to_ascii_lowercase();
+    let last = repo.rsplit('/').next().unwrap_or(&repo);
+    BARE.contains(&last)
+        || (repo.contains("distroless")
+            && ["static", "base", "cc"]
+                .iter()
+                .any(|b| last == *b || last.starts_with(&format!("{b}-"))))
+}
+
+/// The language an image carries, from the catalog or the runtime words in its name.
+fn language_of(base: &str) -> Option<&'static str> {
+    super::catalog::lookup(base)
+        .map(|(e, _)| e.language.as_str())
+        .or_else(|| super::signs::image_sign(base).map(|(_, l)| l))
+        .filter(|l| *l != "shell")
+}
+
 /// The runtime a Dockerfile's final stage runs, and why.
 fn judge(text: &str) -> Option<(&'static str, String)> {
     // Line continuations joined, comments dropped.
     let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
-    let mut stages: Vec<(String, Vec<String>)> = Vec::new();
+    let mut args: HashMap<String, String> = HashMap::new();
+    // Each stage: its base (ARG defaults filled in, a stage name resolved to that stage's base),
+    // its name, and its instructions.
+    let mut stages: Vec<(String, Option<String>, Vec<String>)> = Vec::new();
     for line in joined.lines() {
         let l = line.trim();
         if l.starts_with('#') || l.is_empty() {
             continue;
         }
         let (instr, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
-        if instr.eq_ignore_ascii_case("FROM") {
-            let base = rest
-                .split_whitespace()
-                .find(|w| !w.starts_with("--"))
-                .unwrap_or("")
-                .to_string();
-            stages.push((base, Vec::new()));
-        } else if let Some((_, lines)) = stages.last_mut() {
+        if instr.eq_ignore_ascii_case("ARG") && stages.is_empty() {
+            if let Some((k, v)) = rest.trim().split_once('=') {
+                args.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
+            }
+        } else if instr.eq_ignore_ascii_case("FROM") {
+            let mut words = rest.split_whitespace().filter(|w| !w.starts_with("--"));
+            let mut base = words.next().unwrap_or("").to_string();
+            for (k, v) in &args {
+                base = base
+                    .replace(&format!("${{{k}}}"), v)
+                    .replace(&format!("${k}"), v);
+            }
+            if let Some(named) = stages.iter().find(|(_, n, _)| n.as_deref() == Some(&base)) {
+                base = named.0.clone();
+            }
+            let name = match (words.next(), words.next()) {
+                (Some(a), Some(n)) if a.eq_ignore_ascii_case("AS") => Some(n.to_string()),
+                _ => None,
+            };
+            stages.push((base, name, Vec::new()));
+        } else if let Some((_, _, lines)) = stages.last_mut() {
             lines.push(l.to_string());
         }
     }
-    let (base, lines) = stages.last()?;
-    let go_built = stages.iter().any(|(b, ls)| {
-        super::catalog::image_repo(b).rsplit('/').next() == Some("golang")
-            || ls.iter().any(|l| {
-                let u = l.to_ascii_lowercase();
-                u.starts_with("run") && (u.contains("go build") || u.contains("go install"))
-            })
-    });
+    let (base, _, lines) = stages.last()?;
+    // Whether a RUN instruction runs `program` (followed by `sub`, when given) as a command of
+    // its own: `cargo install` is no `go install`.
+    let runs = |program: &str, sub: Option<&str>| {
+        stages.iter().flat_map(|(_, _, ls)| ls).any(|l| {
+            let words: Vec<&str> = l
+                .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+                .filter(|w| !w.is_empty())
+                .collect();
+            words.first().is_some_and(|w| w.eq_ignore_ascii_case("RUN"))
+                && words
+                    .iter()
+                    .enumerate()
+                    .any(|(i, w)| *w == program && sub.is_none_or(|s| words.get(i + 1) == Some(&s)))
+        })
+    };
+    let go_built = stages
+        .iter()
+        .any(|(b, _, _)| super::catalog::image_repo(b).rsplit('/').next() == Some("golang"))
+        || runs("go", Some("build"))
+        || runs("go", Some("install"));
     // The final stage's own program.
     let program = lines.iter().rev().find_map(|l| {
         let (instr, rest) = l.split_once(char::is_whitespace)?;
@@ -272,22 +581,30 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
     if let Some(p) = program {
         return Some(p);
     }
-    let base_name = super::catalog::image_repo(base).to_ascii_lowercase();
-    let last = base_name.rsplit('/').next().unwrap_or(&base_name);
-    if !BARE.contains(&last) {
-        let by_base = super::catalog::lookup(base)
-            .map(|(e, _)| e.language.as_str())
-            .or_else(|| super::signs::image_sign(base).map(|(_, l)| l));
-        if let Some(lang) = by_base.filter(|l| *l != "shell") {
+    if !is_bare(base) {
+        if let Some(lang) = language_of(base) {
             return Some((lang, format!("its final stage is FROM {base}")));
         }
     }
-    go_built.then(|| {
-        (
+    if go_built {
+        return Some((
             "go",
             format!("it builds a Go program and runs it on FROM {base}"),
-        )
-    })
+        ));
+    }
+    // A compiled program of another language copied onto a bare image: its build stage says
+    // which (`rust:1.91`, `hexpm/elixir`, a cmake build).
+    let built = stages[..stages.len() - 1]
+        .iter()
+        .find_map(|(b, _, _)| language_of(b).map(|l| (l, b.clone())));
+    if let Some((lang, builder)) = built {
+        return Some((
+            lang,
+            format!("it builds on FROM {builder} and runs the result on FROM {base}"),
+        ));
+    }
+    (runs("cmake", None) || runs("g++", None) || runs("clang++", None))
+        .then(|| ("cpp", format!("it builds C++ and runs it on FROM {base}")))
 }
 
 #[cfg(test)]
@@ -322,5 +639,110 @@ mod tests {
             None
         );
         assert_eq!(lang("# nothing\n"), None);
+        // `cargo install` is no `go install`; the builder stage names the language.
+        assert_eq!(
+            lang("FROM rust:1.91 AS builder\nRUN cargo install --locked x && cargo build\nFROM gcr.io/distroless/cc-debian12\nCOPY --from=builder /x /x\nENTRYPOINT [\"/x\"]\n"),
+            Some("rust")
+        );
+        // A stage named after another resolves to that stage's base.
+        assert_eq!(
+            lang("ARG V=1.96\nFROM rust:${V} AS chef\nFROM chef AS builder\nFROM debian:bookworm-slim\nCMD [\"./svc\"]\n"),
+            Some("rust")
+        );
+    }
+
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        dir
+    }
+
+    fn language(dir: &tempfile::TempDir, manifest: &str, image: &str) -> Option<&'static str> {
+        facts(&dir.path().join(manifest), image).map(|f| f.language)
+    }
+
+    #[test]
+    fn build_definitions_without_a_dockerfile_name_the_language() {
+        let dir = tree(&[
+            // A root skaffold.yaml that requires each service's own: Jib builds Java.
+            (
+                "skaffold.yaml",
+                "requires:\n- path: src/ledger/skaffold.yaml\n",
+            ),
+            (
+                "src/ledger/skaffold.yaml",
+                "requires:\n- path: reader/skaffold.yaml\n",
+            ),
+            (
+                "src/ledger/reader/skaffold.yaml",
+                "build:\n  artifacts:\n  - image: balancereader\n    jib: {}\n",
+            ),
+            // A service directory with a project file and no Dockerfile.
+            ("src/orders/package.json", "{}"),
+            // A Cloud Build config names the image a directory pushes.
+            (
+                "build/webapp/Dockerfile",
+                "FROM python:3.12\nCMD [\"python\", \"app.py\"]\n",
+            ),
+            (
+                "build/webapp/cloudbuild.yaml",
+                "images:\n- 'europe-docker.pkg.dev/$PROJECT_ID/x/diffusion-web:latest'\n",
+            ),
+            // A Go main package without go.mod, inside a module further up.
+            ("tools/go.mod", "module example.com/tools\n\ngo 1.25.0\n"),
+            ("tools/a/b/examples/grpc-provider/main.go", "package main\n"),
+            ("k8s/app.yaml", ""),
+            ("tools/a/b/examples/manifests/app.yaml", ""),
+        ]);
+        let m = "k8s/app.yaml";
+        assert_eq!(
+            language(&dir, m, "reg.example/bank/balancereader:v1"),
+            Some("java")
+        );
+        assert_eq!(
+            language(&dir, m, "reg.example/shop/orders:2.0"),
+            Some("node")
+        );
+        assert_eq!(
+            language(&dir, m, "reg.example/x/diffusion-web:latest"),
+            Some("python")
+        );
+        assert_eq!(language(&dir, m, "reg.example/x/unrelated:1"), None);
+        // A project prefix before the directory's name.
+        let m = "tools/a/b/examples/manifests/app.yaml";
+        let f = facts(&dir.path().join(m), "ca-grpc-provider:dev").unwrap();
+        assert_eq!(f.language, "go");
+        assert_eq!(
+            f.main.as_ref().and_then(|p| p.go).map(|g| g.minor),
+            Some(25)
+        );
+    }
+
+    #[test]
+    fn a_repository_named_like_its_go_module_builds_its_image() {
+        let dir = tree(&[
+            ("go.mod", "module github.com/acme/podinfo/v6\n\ngo 1.26.0\n"),
+            ("deploy/app.yaml", ""),
+        ]);
+        let f = facts(
+            &dir.path().join("deploy/app.yaml"),
+            "ghcr.io/acme/podinfo:6.1",
+        )
+        .unwrap();
+        assert_eq!(f.language, "go");
+        assert_eq!(
+            f.main.as_ref().and_then(|p| p.go).map(|g| g.minor),
+            Some(26)
+        );
+        // Another owner's image of the same name is not this module's.
+        assert!(facts(
+            &dir.path().join("deploy/app.yaml"),
+            "ghcr.io/other/podinfo:1"
+        )
+        .is_none());
     }
 }

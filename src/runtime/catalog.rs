@@ -120,6 +120,76 @@ pub fn image_tag(image: &str) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
+/// Words a tag adds to a version to name a build flavour, not a program.
+const FLAVOURS: &[&str] = &[
+    "alpine",
+    "slim",
+    "debian",
+    "bookworm",
+    "bullseye",
+    "buster",
+    "trixie",
+    "ubuntu",
+    "jammy",
+    "noble",
+    "focal",
+    "distroless",
+    "static",
+    "nonroot",
+    "rootless",
+    "scratch",
+    "amd64",
+    "arm64",
+    "windows",
+    "ubi",
+    "minimal",
+    "musl",
+    "glibc",
+    "fips",
+    "debug",
+    "dev",
+    "rc",
+    "beta",
+    "alpha",
+    "cuda",
+    "cpu",
+    "gpu",
+    "full",
+    "lite",
+    "light",
+    "root",
+    "main",
+    "latest",
+    "stable",
+    "edge",
+];
+
+/// The service a tag names after its version, in repositories that publish every service of a
+/// project under one image name (`ghcr.io/acme/demo:2.1.3-checkout` is the `checkout` service).
+pub fn tag_service(image: &str) -> Option<&str> {
+    let tag = image_tag(image)?;
+    let t = tag.strip_prefix('v').unwrap_or(tag);
+    let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+    if rest.len() == t.len() {
+        return None;
+    }
+    let name = rest.strip_prefix(['-', '_'])?;
+    let plain = name
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_');
+    let first = name.split(['-', '_']).next().unwrap_or(name);
+    let flavour = FLAVOURS.contains(&first)
+        || first.starts_with("py")
+        || first.starts_with("jdk")
+        || first.starts_with("jre")
+        || first.starts_with('r') && first[1..].bytes().all(|b| b.is_ascii_digit());
+    (plain
+        && name.len() > 1
+        && !flavour
+        && first.bytes().next().is_some_and(|b| b.is_ascii_lowercase()))
+    .then_some(name)
+}
+
 /// The tokens of the last path segment (`redis_exporter` gives `redis`, `exporter`).
 fn tokens(segment: &str) -> impl Iterator<Item = &str> {
     segment.split(['-', '_', '.'])
@@ -287,6 +357,19 @@ mod tests {
 
     #[test]
     fn releases_from_tags() {
+        assert_eq!(
+            tag_service("ghcr.io/open-telemetry/demo:2.1.3-checkout"),
+            Some("checkout")
+        );
+        assert_eq!(
+            tag_service("ghcr.io/acme/demo:v1.0-load-generator"),
+            Some("load-generator")
+        );
+        assert_eq!(tag_service("nginx:1.27-alpine"), None);
+        assert_eq!(tag_service("bitnami/etcd:3.6.4-debian-12-r3"), None);
+        assert_eq!(tag_service("python:3.12-slim"), None);
+        assert_eq!(tag_service("acme/api:1.4.2"), None);
+        assert_eq!(tag_service("acme/api:latest"), None);
         assert_eq!(tag_release("v3.1.0"), Some((3, 1, 0)));
         assert_eq!(tag_release("2.53.1-distroless"), Some((2, 53, 1)));
         assert_eq!(tag_release("1.25"), Some((1, 25, 0)));

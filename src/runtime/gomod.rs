@@ -58,10 +58,14 @@ pub fn main_package(manifest: &Path, import_path: &str) -> Option<Arc<MainPackag
     found
 }
 
+/// How far above a package directory its go.mod is looked for: the nearest go.mod above a
+/// directory is its module's, as the go command decides.
+const MODULE_DEPTH: usize = 8;
+
 /// The main package in a directory (a Go service's Docker build context): the nearest go.mod at
-/// or up to two levels above it, and the directory's own Go files.
+/// or above it, and the directory's own Go files.
 pub fn in_dir(dir: &Path) -> Option<MainPackage> {
-    let (gomod_path, text) = dir.ancestors().take(3).find_map(|a| {
+    let (gomod_path, text) = dir.ancestors().take(MODULE_DEPTH).find_map(|a| {
         let p = a.join("go.mod");
         std::fs::read_to_string(&p).ok().map(|t| (p, t))
     })?;
@@ -101,7 +105,36 @@ fn find(dir: &Path, import_path: &str) -> Option<MainPackage> {
             .unwrap_or((ancestor.join("go.mod"), text));
         return Some(read_package(&pkg_dir, gomod_path, &gomod_text));
     }
+    // A main package of a dependency (`ko://knative.dev/pkg/…/cmd/migrate` from knative.dev/serving's
+    // tree): ko runs `go build` in the working module, so that module is the main module and its
+    // go.mod decides the runtime's defaults. The package's files are there only when vendored.
+    for ancestor in dir.ancestors() {
+        let ancestor = if ancestor.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            ancestor
+        };
+        let gomod_path = ancestor.join("go.mod");
+        let Ok(text) = std::fs::read_to_string(&gomod_path) else {
+            continue;
+        };
+        if requires(&text, import_path) {
+            let vendored = ancestor.join("vendor").join(import_path);
+            return Some(read_package(&vendored, gomod_path, &text));
+        }
+    }
     None
+}
+
+/// Whether a go.mod requires the module that holds `import_path`.
+fn requires(gomod: &str, import_path: &str) -> bool {
+    lines(gomod).any(|l| {
+        let l = l.strip_prefix("require").map_or(l, str::trim_start);
+        let module = l.split_whitespace().next().unwrap_or("");
+        !module.is_empty()
+            && module != "("
+            && (import_path == module || import_path.starts_with(&format!("{module}/")))
+    })
 }
 
 /// A main package's facts: its go.mod's `go` and `godebug` lines, then its files' `//go:debug`
@@ -143,7 +176,7 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
         .filter(|l| !l.is_empty())
 }
 
-fn module_path(text: &str) -> Option<&str> {
+pub(crate) fn module_path(text: &str) -> Option<&str> {
     lines(text)
         .find_map(|l| l.strip_prefix("module "))
         .map(|m| m.trim().trim_matches('"'))
@@ -295,5 +328,15 @@ mod tests {
         assert_eq!(gen.go, Some(GoVersion::new(1, 26)));
         assert!(main_package(&manifest, "example.com/other/cmd").is_none());
         assert!(main_package(&manifest, "example.com/application").is_none());
+        // A main package of a required module is built in this one: its go line decides.
+        std::fs::write(
+            r.join("go.mod"),
+            "module example.com/app\ngo 1.25.0\nrequire (\n\tknative.dev/pkg v0.0.0-2026\n)\n",
+        )
+        .unwrap();
+        let other = r.join("other/deploy.yaml");
+        let dep = main_package(&other, "knative.dev/pkg/storageversion/cmd/migrate").unwrap();
+        assert_eq!(dep.go, Some(GoVersion::new(1, 25)));
+        assert!(main_package(&other, "knative.dev/pkgs/cmd").is_none());
     }
 }

@@ -163,7 +163,7 @@ impl WhyGo<'_> {
                 let _ = write!(s, "its command runs the shell script {word}");
             }
             WhyGo::Build(b) => {
-                let _ = write!(s, "the image is built by {}: {}", b.dockerfile, b.why);
+                let _ = write!(s, "the image is built by {}: {}", b.file, b.why);
             }
             WhyGo::ImageName {
                 image,
@@ -254,7 +254,12 @@ impl<'a> GoView<'a> {
             (Some(import), Some(path)) => gomod::main_package(path, import),
             _ => None,
         };
-        let entry = c.image.and_then(catalog::lookup).map(|(e, _)| e);
+        let entry = c
+            .image
+            .and_then(|i| {
+                catalog::lookup(i).or_else(|| catalog::tag_service(i).and_then(catalog::lookup))
+            })
+            .map(|(e, _)| e);
         let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, entry, manifest);
         // A Go service built by a Dockerfile in the tree: its module, as for `ko://`.
         let main = match why_go {

@@ -91,6 +91,7 @@ const PROGRAMS: &[(&str, &str)] = &[
     ("dask-worker", "python"),
     ("supervisord", "python"),
     ("tritonserver", "cpp"),
+    ("torchserve", "java"),
     ("tensorflow_model_server", "cpp"),
     ("java", "java"),
     ("catalina.sh", "java"),
@@ -351,6 +352,11 @@ const IMAGE_WORDS: &[(&str, &str)] = &[
     ("ruby", "ruby"),
     ("rails", "ruby"),
     ("php", "php"),
+    ("rust", "rust"),
+    ("elixir", "elixir"),
+    ("erlang", "erlang"),
+    ("gradle", "java"),
+    ("maven", "java"),
 ];
 
 /// A runtime named by the image reference: `ko://` (a Go main package built by ko) or a runtime
@@ -390,6 +396,13 @@ pub fn image_sign(image: &str) -> Option<(&'static str, &'static str)> {
             .any(|w| is(name, w))
         {
             return Some(("jdk", "java"));
+        }
+        // `documentdb-local:pg17-0.112.0`: a PostgreSQL build.
+        if ["pg", "postgres", "postgresql"].iter().any(|w| is(name, w)) {
+            return Some(("pg", "c"));
+        }
+        if ["node", "nodejs"].iter().any(|w| is(name, w)) {
+            return Some(("node", "node"));
         }
     }
     None
