@@ -3,6 +3,7 @@
 
     python3 bench/run.py               # install peers, build, generate, time, print the table
     python3 bench/run.py --quick       # 3 runs each, no Checkov, no 100,000-document corpus
+    python3 bench/run.py --baseline B  # also time the golint-k8s binary B (say, the last release's)
 
 Steps: bench/install-peers.sh installs the pinned peers into target/bench-tools/; `cargo build
 --release` builds golint-k8s; bench/gen.py writes the deterministic corpus into target/bench-corpus/
@@ -126,6 +127,8 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="3 runs, no Checkov, no 100,000-document corpus")
     ap.add_argument("--no-install", action="store_true", help="use the peers already in target/bench-tools")
+    ap.add_argument("--baseline", metavar="BIN",
+                    help="another golint-k8s binary (an earlier commit's) timed beside this one")
     a = ap.parse_args()
     runs = 3 if a.quick else a.runs
 
@@ -159,6 +162,9 @@ def main():
         docs = count_docs(path)
         base, base_rss, _ = timed([GOLINT, "lint", "--format", "json", path], runs)
         rows.append((label, "golint-k8s lint", docs, base, base_rss, 1.0, ""))
+        if a.baseline:
+            t, rss, _ = timed([a.baseline, "lint", "--format", "json", path], runs)
+            rows.append((label, "golint-k8s lint (baseline)", docs, t, rss, t / base, a.baseline))
         t, rss, _ = timed([GOLINT, "lint", "--parse-only", path], runs)
         rows.append((label, "golint-k8s --parse-only", docs, t, rss, t / base, ""))
         # The other two output formats users run: SARIF for code scanning, human by default.
