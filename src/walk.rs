@@ -174,6 +174,31 @@ pub fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
+/// The names in a directory, listed once per run however many lookups ask (nothing when it
+/// cannot be listed). The runtime decision and the kustomization lookup ask about the same few
+/// directories for every manifest in them; a name not listed is never opened.
+pub fn names(dir: &Path) -> &'static foldhash::HashSet<String> {
+    type Listings = foldhash::HashMap<PathBuf, &'static foldhash::HashSet<String>>;
+    static LISTED: std::sync::LazyLock<Mutex<Listings>> =
+        std::sync::LazyLock::new(Default::default);
+    if let Some(hit) = LISTED.lock().ok().and_then(|m| m.get(dir).copied()) {
+        return hit;
+    }
+    let names: foldhash::HashSet<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let names = &*Box::leak(Box::new(names));
+    if let Ok(mut m) = LISTED.lock() {
+        m.insert(dir.to_path_buf(), names);
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

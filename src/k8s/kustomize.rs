@@ -91,8 +91,10 @@ fn listed_above(dir: &Path) -> &'static [PathBuf] {
 
 /// The patch files a directory's kustomization lists.
 fn patches_of(dir: &Path) -> Vec<PathBuf> {
+    let listed = crate::walk::names(dir);
     let Some(text) = NAMES
         .iter()
+        .filter(|n| listed.contains(**n))
         .find_map(|n| std::fs::read_to_string(dir.join(n)).ok())
     else {
         return Vec::new();

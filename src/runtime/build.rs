@@ -53,6 +53,9 @@ struct DirIndex {
     module: Option<(String, &'static BuildFacts)>,
     /// The directory's own Dockerfile.
     dockerfile: Option<PathBuf>,
+    /// Whether the directory is a repository's root (has `.git`): the build of what a manifest
+    /// deploys is not looked for above it.
+    repository_root: bool,
 }
 
 /// How a skaffold artifact is built.
@@ -171,19 +174,21 @@ fn indexes_above(dir: &Path) -> &'static [&'static DirIndex] {
         LAST.set(Some((dir.to_path_buf(), hit)));
         return hit;
     }
-    let found: Vec<&'static DirIndex> = dir
-        .ancestors()
-        .take(MAX_UP + 1)
-        .map(|a| {
-            if a.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                a
-            }
-        })
-        .filter_map(index)
-        .filter(|i| !i.artifacts.is_empty() || !i.services.is_empty() || i.module.is_some())
-        .collect();
+    let mut found: Vec<&'static DirIndex> = Vec::new();
+    for a in dir.ancestors().take(MAX_UP + 1) {
+        let a = if a.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            a
+        };
+        let Some(i) = index(a) else { continue };
+        if !i.artifacts.is_empty() || !i.services.is_empty() || i.module.is_some() {
+            found.push(i);
+        }
+        if i.repository_root {
+            break;
+        }
+    }
     let found: &'static [&'static DirIndex] = Box::leak(found.into_boxed_slice());
     if let Ok(mut m) = ABOVE.lock() {
         m.insert(dir.to_path_buf(), found);
@@ -196,11 +201,23 @@ fn index(dir: &Path) -> Option<&'static DirIndex> {
     if let Some(hit) = DIRS.lock().ok()?.get(dir) {
         return Some(hit);
     }
+    // Each directory is listed once; a name not listed is not opened.
+    let own = crate::walk::names(dir);
     let mut index = DirIndex {
-        artifacts: skaffold(dir),
+        artifacts: if own.contains("skaffold.yaml") {
+            skaffold(dir)
+        } else {
+            Vec::new()
+        },
+        module: own.contains("go.mod").then(|| own_module(dir)).flatten(),
+        dockerfile: own.contains("Dockerfile").then(|| dir.join("Dockerfile")),
+        repository_root: own.contains(".git"),
         ..DirIndex::default()
     };
     for sub in SERVICE_DIRS {
+        if !sub.is_empty() && !own.contains(*sub) {
+            continue;
+        }
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
             continue;
         };
@@ -209,14 +226,17 @@ fn index(dir: &Path) -> Option<&'static DirIndex> {
                 continue;
             }
             let path = e.path();
+            let inner = crate::walk::names(&path);
             let build = std::iter::once("Dockerfile")
                 .chain(PROJECT_FILES.iter().map(|(f, _, _)| *f))
-                .map(|f| path.join(f))
-                .find(|f| f.is_file());
+                .find(|f| inner.contains(*f))
+                .map(|f| path.join(f));
             if let (Some(build), Some(name)) = (build, e.file_name().to_str()) {
                 // A Cloud Build config beside it names the images it pushes.
-                for image in cloud_build_images(&path) {
-                    index.services.entry(image).or_insert_with(|| build.clone());
+                if inner.contains("cloudbuild.yaml") || inner.contains("cloudbuild.yml") {
+                    for image in cloud_build_images(&path) {
+                        index.services.entry(image).or_insert_with(|| build.clone());
+                    }
                 }
                 index
                     .services
@@ -225,8 +245,6 @@ fn index(dir: &Path) -> Option<&'static DirIndex> {
             }
         }
     }
-    index.module = own_module(dir);
-    index.dockerfile = Some(dir.join("Dockerfile")).filter(|d| d.is_file());
     let index: &'static DirIndex = Box::leak(Box::new(index));
     DIRS.lock().ok()?.insert(dir.to_path_buf(), index);
     Some(index)
