@@ -21,7 +21,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let gogc_off =
         cx.c.env_var("GOGC")
             .and_then(|g| g.literal())
-            .is_some_and(|v| parse_gogc(v) == GoGc::Off);
+            .is_some_and(|v| parse_gogc(v, cx.go.grammar()) == GoGc::Off);
     let recompute = |node| {
         replace_scalar(cx.y, node, &target).map(|e| Fix {
             applicability: Applicability::Safe,
@@ -31,7 +31,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     };
     let d = match &var.value {
         EnvValue::Literal { node, text, .. } => {
-            let GoMemLimit::Bytes(b) = parse_gomemlimit(text) else {
+            let GoMemLimit::Bytes(b) = parse_gomemlimit(text, cx.go.grammar()) else {
                 return;
             };
             let b = b as i128;

@@ -16,10 +16,15 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(text) = var.literal() else { return };
-    if parse_gomemlimit(text) != GoMemLimit::Malformed {
+    if parse_gomemlimit(text, cx.go.grammar()) != GoMemLimit::Malformed {
         return;
     }
-    let fixed = repair(text);
+    let plus = cx.go.plus_sign_note(text);
+    // `+512MiB`: the value Go 1.26 reads, without the sign older releases stop on.
+    let fixed = match &plus {
+        Some(_) => Some(text[1..].to_string()),
+        None => repair(text),
+    };
     let mut d = cx.go_diag(
         "GK104",
         var.value_node(),
@@ -28,6 +33,9 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ),
     )
     .note("Go accepts a whole number of bytes with an optional B, KiB, MiB, GiB or TiB suffix (case-sensitive), or off; Kubernetes quantities such as 512Mi are not valid");
+    if let Some(note) = plus {
+        d = d.note(note);
+    }
     if let Some(v) = &fixed {
         if let Some(edit) = replace_scalar(cx.y, var.value_node(), v) {
             d = d.with_fix(Some(Fix {

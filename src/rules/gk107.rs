@@ -21,15 +21,15 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(text) = gogc.literal() else { return };
-    if parse_gogc(text) != GoGc::Off {
+    if parse_gogc(text, cx.go.grammar()) != GoGc::Off {
         return;
     }
     let memlimit_set = match cx.c.env_var("GOMEMLIMIT") {
         None => cx
             .env_from_value("GOMEMLIMIT")
-            .is_some_and(|v| parse_gomemlimit(&v) != GoMemLimit::Off),
+            .is_some_and(|v| parse_gomemlimit(&v, cx.go.grammar()) != GoMemLimit::Off),
         Some(v) => match v.literal() {
-            Some(t) => parse_gomemlimit(t) != GoMemLimit::Off,
+            Some(t) => parse_gomemlimit(t, cx.go.grammar()) != GoMemLimit::Off,
             None => true,
         },
     };

@@ -14,7 +14,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(text) = var.literal() else { return };
-    let GoMaxProcs::Set(n) = parse_gomaxprocs(text) else {
+    let GoMaxProcs::Set(n) = parse_gomaxprocs(text, cx.go.grammar()) else {
         return;
     };
     let l = limit_millis(&limit.quantity);

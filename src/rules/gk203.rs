@@ -222,7 +222,7 @@ fn parallelism(cx: &ContainerCtx, l: i128) -> (Option<i128>, String) {
         if let Some(var) = cx.c.env_var("GOMAXPROCS") {
             match &var.value {
                 EnvValue::Literal { text, .. } => {
-                    if let GoMaxProcs::Set(n) = parse_gomaxprocs(text) {
+                    if let GoMaxProcs::Set(n) = parse_gomaxprocs(text, cx.go.grammar()) {
                         let why = ["GOMAXPROCS = ", itoa::Buffer::new().format(n)].concat();
                         return (Some(n as i128), why);
                     }

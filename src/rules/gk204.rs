@@ -15,7 +15,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     };
     let how = match &var.value {
-        EnvValue::Literal { text, .. } => match parse_gomaxprocs(text) {
+        EnvValue::Literal { text, .. } => match parse_gomaxprocs(text, cx.go.grammar()) {
             GoMaxProcs::Set(n) => format!("GOMAXPROCS={n}"),
             GoMaxProcs::Ignored => return,
         },

@@ -13,7 +13,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     };
     let Some(text) = var.literal() else { return };
-    let msg = match parse_gomaxprocs(text) {
+    let msg = match parse_gomaxprocs(text, cx.go.grammar()) {
         GoMaxProcs::Ignored => format!(
             "GOMAXPROCS {text:?} is ignored by the Go runtime (it must be a positive whole number, no spaces): the default applies instead, silently"
         ),
@@ -22,5 +22,9 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ),
         GoMaxProcs::Set(_) => return,
     };
-    out.push(cx.go_diag("GK205", var.value_node(), msg));
+    let mut d = cx.go_diag("GK205", var.value_node(), msg);
+    if let Some(note) = cx.go.plus_sign_note(text) {
+        d = d.note(note);
+    }
+    out.push(d);
 }

@@ -19,7 +19,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if !resolved.is_string() {
         return;
     }
-    if parse_gogc(text) != GoGc::Invalid {
+    if parse_gogc(text, cx.go.grammar()) != GoGc::Invalid {
         return;
     }
     let hint = if text.eq_ignore_ascii_case("off") || *text == "false" {
@@ -27,9 +27,13 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     } else {
         ""
     };
-    out.push(cx.go_diag(
+    let mut d = cx.go_diag(
         "GK301",
         var.value_node(),
         format!("GOGC {text:?} is not off or a whole number: the Go runtime silently uses GOGC=100 instead{hint}"),
-    ));
+    );
+    if let Some(note) = cx.go.plus_sign_note(text) {
+        d = d.note(note);
+    }
+    out.push(d);
 }

@@ -13,6 +13,7 @@
 pub mod build;
 pub mod catalog;
 pub mod gomod;
+pub mod process;
 pub mod signs;
 pub mod throttle;
 
@@ -27,6 +28,7 @@ use std::sync::Arc;
 pub const GO_1_16: GoVersion = GoVersion::new(1, 16);
 pub const GO_1_19: GoVersion = GoVersion::new(1, 19);
 pub const GO_1_25: GoVersion = GoVersion::new(1, 25);
+pub const GO_1_26: GoVersion = GoVersion::new(1, 26);
 
 /// Env vars only the Go runtime (or Go libraries) read: their presence says "this is Go".
 pub const GO_ENV_VARS: &[&str] = &[
@@ -392,6 +394,11 @@ impl<'a> GoView<'a> {
         }
     }
 
+    /// How this container's Go release reads its environment's numbers.
+    pub fn grammar(&self) -> Grammar {
+        Grammar::of(self.version)
+    }
+
     /// Judged Go only because nothing said otherwise.
     pub fn assumed(&self) -> bool {
         matches!(self.why_go, WhyGo::AssumeGo { .. })
@@ -531,10 +538,50 @@ fn detect_go<'a>(
     (cfg.assume_go, None, WhyGo::AssumeGo { on: cfg.assume_go })
 }
 
-/// `strconv.ParseInt(s, 10, bits)`: one optional sign, ASCII digits, no spaces or underscores.
-pub fn go_parse_int(s: &str, bits: u32) -> Option<i64> {
-    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+/// How one Go release reads the numbers of its environment variables. Go 1.26 reads GOGC,
+/// GOMAXPROCS and GOMEMLIMIT with a leading `+`; earlier releases do not (GOMEMLIMIT `+512MiB`
+/// stops them at start-up, GOGC `+50` and GOMAXPROCS `+4` are ignored). Measured on Go 1.19.13,
+/// 1.21.13, 1.24.9, 1.25.0 and 1.26.8 by `tests/go_oracle.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grammar {
+    pub plus_sign: bool,
+}
+
+impl Grammar {
+    /// The grammar of `version`; of Go 1.25 and earlier when the version is not known, so a
+    /// value only the newest runtime accepts is still reported.
+    pub fn of(version: Option<GoVersion>) -> Grammar {
+        Grammar {
+            plus_sign: version.is_some_and(|v| v >= GO_1_26),
+        }
+    }
+}
+
+impl GoView<'_> {
+    /// A note for a value that this container's Go rejects only for its leading `+`, which
+    /// Go 1.26 reads.
+    pub fn plus_sign_note(&self, text: &str) -> Option<String> {
+        if self.grammar().plus_sign || !text.starts_with('+') {
+            return None;
+        }
+        let running = match self.version {
+            Some(v) => format!("this container's Go {v} does not"),
+            None => "Go 1.25 and earlier do not (set golint-k8s.io/go-version if it runs 1.26)"
+                .to_string(),
+        };
+        Some(format!("Go 1.26 and later read a leading +; {running}"))
+    }
+}
+
+/// The runtime's decimal integer: an optional `-` (and `+` where the grammar takes it), ASCII
+/// digits, no spaces or underscores, within `bits`.
+pub fn go_parse_int(s: &str, bits: u32, g: Grammar) -> Option<i64> {
+    let unsigned = match s.strip_prefix('+') {
+        Some(rest) if g.plus_sign => rest,
+        Some(_) => return None,
+        None => s.strip_prefix('-').unwrap_or(s),
+    };
+    if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     let v: i128 = s.trim_start_matches('+').parse().ok()?;
@@ -552,8 +599,8 @@ pub enum GoMaxProcs {
     Ignored,
 }
 
-pub fn parse_gomaxprocs(s: &str) -> GoMaxProcs {
-    match go_parse_int(s, 32) {
+pub fn parse_gomaxprocs(s: &str, g: Grammar) -> GoMaxProcs {
+    match go_parse_int(s, 32, g) {
         Some(n) if n > 0 => GoMaxProcs::Set(n),
         _ => GoMaxProcs::Ignored,
     }
@@ -562,14 +609,15 @@ pub fn parse_gomaxprocs(s: &str) -> GoMaxProcs {
 /// What the runtime does with a GOMEMLIMIT value (`readGOMEMLIMIT` / `parseByteCount`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GoMemLimit {
-    /// `""` or `off`: no limit.
+    /// `""`, `off`, or the largest int64 (the runtime's own "no limit"; `debug.SetMemoryLimit`
+    /// reports the same number for all three).
     Off,
     Bytes(i64),
     /// The runtime throws at start-up: "malformed GOMEMLIMIT".
     Malformed,
 }
 
-pub fn parse_gomemlimit(s: &str) -> GoMemLimit {
+pub fn parse_gomemlimit(s: &str, g: Grammar) -> GoMemLimit {
     if s.is_empty() || s == "off" {
         return GoMemLimit::Off;
     }
@@ -586,11 +634,13 @@ pub fn parse_gomemlimit(s: &str) -> GoMemLimit {
     } else {
         (s, 1)
     };
-    match go_parse_int(num, 64) {
+    match go_parse_int(num, 64, g) {
         Some(n) if n >= 0 => {
             let bytes = n as i128 * unit;
             if bytes > i64::MAX as i128 {
                 GoMemLimit::Malformed
+            } else if bytes == i64::MAX as i128 {
+                GoMemLimit::Off
             } else {
                 GoMemLimit::Bytes(bytes as i64)
             }
@@ -608,11 +658,11 @@ pub enum GoGc {
     Invalid,
 }
 
-pub fn parse_gogc(s: &str) -> GoGc {
+pub fn parse_gogc(s: &str, g: Grammar) -> GoGc {
     if s == "off" {
         return GoGc::Off;
     }
-    match go_parse_int(s, 32) {
+    match go_parse_int(s, 32, g) {
         Some(n) if n < 0 => GoGc::Off,
         Some(n) => GoGc::Percent(n),
         None => GoGc::Invalid,
@@ -714,21 +764,41 @@ pub fn gomemlimit_for(limit_bytes: i128, ratio: f64) -> String {
 mod tests {
     use super::*;
 
+    const OLD: Grammar = Grammar { plus_sign: false };
+    const NEW: Grammar = Grammar { plus_sign: true };
+
+    #[test]
+    fn a_plus_sign_is_read_from_go_1_26() {
+        assert_eq!(Grammar::of(None), OLD);
+        assert_eq!(Grammar::of(Some(GO_1_25)), OLD);
+        assert_eq!(Grammar::of(Some(GO_1_26)), NEW);
+        assert_eq!(
+            parse_gomemlimit("+100MiB", NEW),
+            GoMemLimit::Bytes(100 << 20)
+        );
+        assert_eq!(parse_gomemlimit("+100MiB", OLD), GoMemLimit::Malformed);
+        assert_eq!(parse_gogc("+50", NEW), GoGc::Percent(50));
+        assert_eq!(parse_gogc("+50", OLD), GoGc::Invalid);
+        assert_eq!(parse_gomaxprocs("+3", NEW), GoMaxProcs::Set(3));
+        assert_eq!(parse_gomaxprocs("+3", OLD), GoMaxProcs::Ignored);
+        assert_eq!(parse_gomaxprocs("+-3", NEW), GoMaxProcs::Ignored);
+    }
+
     #[test]
     fn gomemlimit_grammar() {
         for (s, want) in [
             ("512MiB", GoMemLimit::Bytes(512 << 20)),
             ("1000", GoMemLimit::Bytes(1000)),
             ("1000B", GoMemLimit::Bytes(1000)),
-            ("+100MiB", GoMemLimit::Bytes(100 << 20)),
             ("007MiB", GoMemLimit::Bytes(7 << 20)),
             ("-0", GoMemLimit::Bytes(0)),
             ("off", GoMemLimit::Off),
             ("", GoMemLimit::Off),
-            ("9223372036854775807", GoMemLimit::Bytes(i64::MAX)),
+            ("9223372036854775807", GoMemLimit::Off),
             ("8388607TiB", GoMemLimit::Bytes(8388607 << 40)),
         ] {
-            assert_eq!(parse_gomemlimit(s), want, "{s}");
+            assert_eq!(parse_gomemlimit(s, OLD), want, "{s}");
+            assert_eq!(parse_gomemlimit(s, NEW), want, "{s}");
         }
         for s in [
             "1kiB",
@@ -755,7 +825,8 @@ mod tests {
             "KiB",
             "max",
         ] {
-            assert_eq!(parse_gomemlimit(s), GoMemLimit::Malformed, "{s}");
+            assert_eq!(parse_gomemlimit(s, OLD), GoMemLimit::Malformed, "{s}");
+            assert_eq!(parse_gomemlimit(s, NEW), GoMemLimit::Malformed, "{s}");
         }
     }
 
@@ -838,8 +909,7 @@ mod tests {
 
     #[test]
     fn gomaxprocs_and_gogc_grammar() {
-        assert_eq!(parse_gomaxprocs("4"), GoMaxProcs::Set(4));
-        assert_eq!(parse_gomaxprocs("+3"), GoMaxProcs::Set(3));
+        assert_eq!(parse_gomaxprocs("4", OLD), GoMaxProcs::Set(4));
         for s in [
             "0",
             "-1",
@@ -852,13 +922,15 @@ mod tests {
             "3 ",
             "2147483648",
         ] {
-            assert_eq!(parse_gomaxprocs(s), GoMaxProcs::Ignored, "{s}");
+            assert_eq!(parse_gomaxprocs(s, NEW), GoMaxProcs::Ignored, "{s}");
         }
-        assert_eq!(parse_gomaxprocs("2147483647"), GoMaxProcs::Set(2147483647));
-        assert_eq!(parse_gogc("off"), GoGc::Off);
-        assert_eq!(parse_gogc("-50"), GoGc::Off);
-        assert_eq!(parse_gogc("+50"), GoGc::Percent(50));
-        assert_eq!(parse_gogc("0"), GoGc::Percent(0));
+        assert_eq!(
+            parse_gomaxprocs("2147483647", OLD),
+            GoMaxProcs::Set(2147483647)
+        );
+        assert_eq!(parse_gogc("off", OLD), GoGc::Off);
+        assert_eq!(parse_gogc("-50", OLD), GoGc::Off);
+        assert_eq!(parse_gogc("0", OLD), GoGc::Percent(0));
         for s in [
             "OFF",
             "Off",
@@ -869,7 +941,7 @@ mod tests {
             "2147483648",
             "false",
         ] {
-            assert_eq!(parse_gogc(s), GoGc::Invalid, "{s}");
+            assert_eq!(parse_gogc(s, NEW), GoGc::Invalid, "{s}");
         }
     }
 

@@ -1,0 +1,84 @@
+//! What a Go process starts with: its GOMAXPROCS, GC percent and memory limit, or the variable
+//! that stops it at start-up, from its Go release, its environment and the CPUs it may use.
+//!
+//! This is the runtime's own reading (`schedinit`, `readGOGC`, `readGOMEMLIMIT`, Go 1.25's
+//! `defaultGOMAXPROCS`) in one function, so that it can be held against real Go toolchains:
+//! `tests/go_oracle.rs` builds a probe with each pinned release and compares every value of a
+//! generated table with what this function says.
+
+use super::{
+    godebug_value, parse_gogc, parse_gomaxprocs, parse_gomemlimit, throttle, GoGc, GoMaxProcs,
+    GoMemLimit, Grammar, GO_1_25,
+};
+use crate::config::GoVersion;
+
+/// The variables of the process's environment that size it (unset: `None`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Env<'a> {
+    pub gomaxprocs: Option<&'a str>,
+    pub gogc: Option<&'a str>,
+    pub gomemlimit: Option<&'a str>,
+    /// GODEBUG from the environment; the build's defaults come from its go.mod `go` line, which
+    /// is taken to be the release's own.
+    pub godebug: Option<&'a str>,
+}
+
+/// The CPUs the process may run on, and the CFS quota over them, in thousandths of a CPU.
+#[derive(Debug, Clone, Copy)]
+pub struct Cpus {
+    pub online: u32,
+    pub limit_millis: Option<i128>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    Runs {
+        gomaxprocs: i64,
+        /// -1 when the collector is off.
+        gc_percent: i64,
+        /// `i64::MAX` when there is none.
+        memory_limit: i64,
+    },
+    /// The runtime throws at start-up on this variable.
+    Exits { variable: &'static str },
+}
+
+/// GOMAXPROCS when the environment does not set it: every CPU, or from Go 1.25 (unless GODEBUG
+/// `containermaxprocs=0`) `min(CPUs, max(2, ceil(limit)))` under a CPU limit.
+pub fn default_gomaxprocs(version: GoVersion, godebug: Option<&str>, cpus: Cpus) -> i64 {
+    let container_aware = version >= GO_1_25
+        && godebug.and_then(|g| godebug_value(g, "containermaxprocs")) != Some("0");
+    match cpus.limit_millis {
+        Some(limit) if container_aware => {
+            throttle::go125_gomaxprocs(limit, Some(cpus.online)) as i64
+        }
+        _ => i64::from(cpus.online),
+    }
+}
+
+pub fn start(version: GoVersion, env: &Env, cpus: Cpus) -> Start {
+    let g = Grammar::of(Some(version));
+    let memory_limit = match env.gomemlimit.map(|s| parse_gomemlimit(s, g)) {
+        None | Some(GoMemLimit::Off) => i64::MAX,
+        Some(GoMemLimit::Bytes(b)) => b,
+        Some(GoMemLimit::Malformed) => {
+            return Start::Exits {
+                variable: "GOMEMLIMIT",
+            }
+        }
+    };
+    let gc_percent = match env.gogc.map(|s| parse_gogc(s, g)) {
+        Some(GoGc::Off) => -1,
+        Some(GoGc::Percent(p)) => p,
+        None | Some(GoGc::Invalid) => 100,
+    };
+    let gomaxprocs = match env.gomaxprocs.map(|s| parse_gomaxprocs(s, g)) {
+        Some(GoMaxProcs::Set(n)) => n,
+        None | Some(GoMaxProcs::Ignored) => default_gomaxprocs(version, env.godebug, cpus),
+    };
+    Start::Runs {
+        gomaxprocs,
+        gc_percent,
+        memory_limit,
+    }
+}
