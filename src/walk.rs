@@ -174,6 +174,26 @@ pub fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
+/// A path with `.` dropped and `..` applied to the part before it, without asking the file
+/// system (`a/b/../c/./d` is `a/c/d`): two names of one file given from the same place compare
+/// equal, and a path reads as a user would write it.
+pub fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The names in a directory, listed once per run however many lookups ask (nothing when it
 /// cannot be listed). The runtime decision and the kustomization lookup ask about the same few
 /// directories for every manifest in them; a name not listed is never opened.

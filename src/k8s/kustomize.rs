@@ -19,26 +19,7 @@ pub fn is_patch(manifest: &Path) -> bool {
     };
     let listed = listed_above(dir);
     // Most trees have no patches: nothing to compare.
-    !listed.is_empty() && listed.contains(&lexical(manifest))
-}
-
-/// A path with `.` dropped and `..` applied to the part before it, without asking the file
-/// system: the manifest and the kustomization's entries are both named from the same place.
-fn lexical(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir
-                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
-            {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
+    !listed.is_empty() && listed.contains(&crate::walk::lexical(manifest))
 }
 
 /// Every patch the kustomizations at or above a directory list: worked out once per directory
@@ -108,7 +89,7 @@ fn patches_of(dir: &Path) -> Vec<PathBuf> {
         let mut add = |p: &str| {
             // An inline patch is YAML text, not a path.
             if !p.contains('\n') {
-                out.push(lexical(&dir.join(p.trim())));
+                out.push(crate::walk::lexical(&dir.join(p.trim())));
             }
         };
         if let Some(list) = y.get(root, "patchesStrategicMerge") {

@@ -301,22 +301,7 @@ fn leak(facts: BuildFacts) -> &'static BuildFacts {
 
 /// A path as a user reads it: `a/b/../c/./Dockerfile` is `a/c/Dockerfile`.
 fn shown(path: &Path) -> String {
-    use std::path::Component;
-    let mut parts: Vec<Component> = Vec::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir if matches!(parts.last(), Some(Component::Normal(_))) => {
-                parts.pop();
-            }
-            _ => parts.push(c),
-        }
-    }
-    parts
-        .iter()
-        .collect::<PathBuf>()
-        .to_string_lossy()
-        .into_owned()
+    crate::walk::lexical(path).to_string_lossy().into_owned()
 }
 
 /// The facts of a Dockerfile or a project file, read once per path.

@@ -200,27 +200,21 @@ fn tokens(segment: &str) -> impl Iterator<Item = &str> {
 /// probes however large the catalog grows.
 struct Index {
     by_name: foldhash::HashMap<&'static str, &'static Entry>,
-    /// Names with a `/` (a path suffix such as `ingress-nginx/controller`), by their last segment.
-    paths: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
-    /// Names ending with `-` (a prefix such as `csi-`): few, tried one by one.
-    prefixes: Vec<(&'static str, &'static Entry)>,
+    /// Names with a `/` (a path suffix) or ending with `-` (a prefix): few, tried one by one.
+    patterns: Vec<(&'static str, &'static Entry)>,
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
         by_name: Default::default(),
-        paths: Default::default(),
-        prefixes: Vec::new(),
+        patterns: Vec::new(),
     };
     for entry in &CATALOG.images {
         for name in &entry.names {
-            let name = name.as_str();
-            if name.ends_with('-') {
-                index.prefixes.push((name, entry));
-            } else if let Some((_, last)) = name.rsplit_once('/') {
-                index.paths.entry(last).or_default().push((name, entry));
+            if name.contains('/') || name.ends_with('-') {
+                index.patterns.push((name.as_str(), entry));
             } else {
-                index.by_name.entry(name).or_insert(entry);
+                index.by_name.entry(name.as_str()).or_insert(entry);
             }
         }
     }
@@ -261,18 +255,17 @@ pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
             }
         }
     }
-    for &(name, entry) in index.paths.get(last).map_or(&[][..], Vec::as_slice) {
-        let whole = repo.ends_with(name)
-            && repo[..repo.len() - name.len()]
-                .chars()
-                .next_back()
-                .is_none_or(|c| c == '/');
-        if whole {
-            consider(entry, name);
-        }
-    }
-    for &(name, entry) in &index.prefixes {
-        if last.starts_with(name) && (entry.is_go() || !wrapper()) {
+    for &(name, entry) in &index.patterns {
+        let matched = if name.ends_with('-') {
+            last.starts_with(name)
+        } else {
+            repo.ends_with(name)
+                && repo[..repo.len() - name.len()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| c == '/')
+        };
+        if matched && (entry.is_go() || !name.ends_with('-') || !wrapper()) {
             consider(entry, name);
         }
     }

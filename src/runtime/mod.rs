@@ -356,12 +356,12 @@ impl<'a> GoView<'a> {
     /// The Go runtime sizes GOMAXPROCS from the CPU limit itself: Go ≥ 1.25, unless the build's
     /// default GODEBUG (go.mod `godebug`, `//go:debug`) turns `containermaxprocs` off.
     pub fn adaptive_gomaxprocs(&self) -> bool {
-        self.version.is_some_and(|v| v >= GO_1_25)
-            && self
-                .main
-                .as_ref()
-                .and_then(|m| m.godebug("containermaxprocs"))
-                != Some("0")
+        let setting = self
+            .main
+            .as_ref()
+            .and_then(|m| m.godebug("containermaxprocs"));
+        self.version
+            .is_some_and(|v| process::container_aware(v, setting))
     }
 
     /// The build's default GODEBUG turns Go 1.25's container-aware GOMAXPROCS off: the go.mod

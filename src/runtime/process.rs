@@ -43,13 +43,18 @@ pub enum Start {
     Exits { variable: &'static str },
 }
 
-/// GOMAXPROCS when the environment does not set it: every CPU, or from Go 1.25 (unless GODEBUG
-/// `containermaxprocs=0`) `min(CPUs, max(2, ceil(limit)))` under a CPU limit.
+/// Whether the runtime sizes GOMAXPROCS from the CPU limit: Go 1.25 and later, unless the
+/// GODEBUG setting `containermaxprocs` is 0.
+pub fn container_aware(version: GoVersion, containermaxprocs: Option<&str>) -> bool {
+    version >= GO_1_25 && containermaxprocs != Some("0")
+}
+
+/// GOMAXPROCS when the environment does not set it: every CPU, or where the runtime is
+/// [`container_aware`], `min(CPUs, max(2, ceil(limit)))` under a CPU limit.
 pub fn default_gomaxprocs(version: GoVersion, godebug: Option<&str>, cpus: Cpus) -> i64 {
-    let container_aware = version >= GO_1_25
-        && godebug.and_then(|g| godebug_value(g, "containermaxprocs")) != Some("0");
+    let setting = godebug.and_then(|g| godebug_value(g, "containermaxprocs"));
     match cpus.limit_millis {
-        Some(limit) if container_aware => {
+        Some(limit) if container_aware(version, setting) => {
             throttle::go125_gomaxprocs(limit, Some(cpus.online)) as i64
         }
         _ => i64::from(cpus.online),
