@@ -502,6 +502,45 @@ fn language_of(base: &str) -> Option<&'static str> {
         .filter(|l| *l != "shell")
 }
 
+/// `$NAME`, `${NAME}` and `${NAME:-default}` replaced by the ARG values known; other references
+/// are kept as written. One pass, so the result does not depend on the order ARGs are tried in.
+fn expand_args(s: &str, args: &HashMap<String, String>) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let name_len = |t: &str| {
+            t.bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+                .count()
+        };
+        let (reference, name, default) = if let Some(inner) = after.strip_prefix('{') {
+            match inner.find('}') {
+                Some(end) => {
+                    let body = &inner[..end];
+                    let (name, default) = match body.split_once(":-") {
+                        Some((n, d)) => (n, Some(d)),
+                        None => (body, None),
+                    };
+                    (&rest[at..at + end + 3], name, default)
+                }
+                None => (&rest[at..], "", None),
+            }
+        } else {
+            let n = name_len(after);
+            (&rest[at..at + 1 + n], &after[..n], None)
+        };
+        match args.get(name).map(String::as_str).or(default) {
+            Some(value) if !name.is_empty() => out.push_str(value),
+            _ => out.push_str(reference),
+        }
+        rest = &rest[at + reference.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The runtime a Dockerfile's final stage runs, and why.
 fn judge(text: &str) -> Option<(&'static str, String)> {
     // Line continuations joined, comments dropped.
@@ -518,16 +557,13 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
         let (instr, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
         if instr.eq_ignore_ascii_case("ARG") && stages.is_empty() {
             if let Some((k, v)) = rest.trim().split_once('=') {
-                args.insert(k.trim().to_string(), v.trim().trim_matches('"').to_string());
+                // A default may use the ARGs declared before it.
+                let v = expand_args(v.trim().trim_matches('"'), &args);
+                args.insert(k.trim().to_string(), v);
             }
         } else if instr.eq_ignore_ascii_case("FROM") {
             let mut words = rest.split_whitespace().filter(|w| !w.starts_with("--"));
-            let mut base = words.next().unwrap_or("").to_string();
-            for (k, v) in &args {
-                base = base
-                    .replace(&format!("${{{k}}}"), v)
-                    .replace(&format!("${k}"), v);
-            }
+            let mut base = expand_args(words.next().unwrap_or(""), &args);
             if let Some(named) = stages.iter().find(|(_, n, _)| n.as_deref() == Some(&base)) {
                 base = named.0.clone();
             }
@@ -652,6 +688,25 @@ mod tests {
             lang("ARG V=1.96\nFROM rust:${V} AS chef\nFROM chef AS builder\nFROM debian:bookworm-slim\nCMD [\"./svc\"]\n"),
             Some("rust")
         );
+    }
+
+    #[test]
+    fn args_expand_once_in_declaration_order() {
+        let mut args = HashMap::new();
+        args.insert("V".to_string(), "1.2".to_string());
+        args.insert("VERSION".to_string(), "9".to_string());
+        assert_eq!(expand_args("x:${V}-$VERSION-$V", &args), "x:1.2-9-1.2");
+        assert_eq!(
+            expand_args("${MISSING:-d} ${MISSING} $ ${V", &args),
+            "d ${MISSING} $ ${V"
+        );
+        // A later ARG reads an earlier one; the FROM reads both, whatever the map's order.
+        let text = "ARG E=1.19\nARG D=bookworm\nARG B=\"elixir:${E}-debian-${D}\"\nFROM ${B} AS build\nFROM debian:${D}\n";
+        for _ in 0..8 {
+            let (_, why) = judge(text).expect("an Elixir build");
+            assert!(why.contains("elixir:1.19-debian-bookworm"), "{why}");
+            assert!(why.contains("debian:bookworm"), "{why}");
+        }
     }
 
     fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
