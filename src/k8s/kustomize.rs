@@ -48,17 +48,16 @@ fn listed_above(dir: &Path) -> &'static [PathBuf] {
             } else {
                 ancestor
             };
-            let mut cache = match PATCHES.lock() {
-                Ok(c) => c,
-                Err(_) => break,
-            };
-            all.extend(
-                cache
-                    .entry(ancestor.to_path_buf())
-                    .or_insert_with(|| patches_of(ancestor))
-                    .iter()
-                    .cloned(),
-            );
+            // Not under the lock: reading a directory must not hold up the other threads.
+            let cached = PATCHES.lock().ok().and_then(|c| c.get(ancestor).cloned());
+            let patches = cached.unwrap_or_else(|| {
+                let found = patches_of(ancestor);
+                if let Ok(mut c) = PATCHES.lock() {
+                    c.insert(ancestor.to_path_buf(), found.clone());
+                }
+                found
+            });
+            all.extend(patches);
         }
         let listed: &'static [PathBuf] = Box::leak(all.into_boxed_slice());
         if let Ok(mut m) = ABOVE.lock() {

@@ -93,31 +93,41 @@ pub const WRAPPER_WORDS: &[&str] = &[
 /// The repository name of an image without registry, tag or digest: `docker.io/library/nginx:1.27`
 /// gives `library/nginx`.
 pub fn image_repo(image: &str) -> &str {
-    let no_digest = image.split('@').next().unwrap_or(image);
-    // A tag follows the last ':' after the last '/' (a registry port comes before a '/').
-    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
-    let no_tag = match no_digest[last_slash..].find(':') {
-        Some(i) => &no_digest[..last_slash + i],
-        None => no_digest,
-    };
-    match no_tag.split_once('/') {
-        Some((first, rest))
-            if first.contains('.') || first.contains(':') || first == "localhost" =>
-        {
-            rest
-        }
-        _ => no_tag,
-    }
+    split_reference(image).0
 }
 
 /// The image's tag, if it has one.
 pub fn image_tag(image: &str) -> Option<&str> {
-    let no_digest = image.split('@').next().unwrap_or(image);
-    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
-    no_digest[last_slash..]
-        .split_once(':')
-        .map(|(_, t)| t)
-        .filter(|t| !t.is_empty())
+    split_reference(image).1
+}
+
+/// An image reference's repository (without registry) and its tag. Every container's image is
+/// read this way several times, so the split uses byte searches.
+fn split_reference(image: &str) -> (&str, Option<&str>) {
+    let b = image.as_bytes();
+    let end = memchr::memchr(b'@', b).unwrap_or(b.len());
+    let last_slash = memchr::memrchr(b'/', &b[..end]).map_or(0, |i| i + 1);
+    // A tag follows the first ':' after the last '/' (a registry port comes before a '/').
+    let (no_tag, tag) = match memchr::memchr(b':', &b[last_slash..end]) {
+        Some(i) => (
+            &image[..last_slash + i],
+            Some(&image[last_slash + i + 1..end]),
+        ),
+        None => (&image[..end], None),
+    };
+    let repo = match memchr::memchr(b'/', &b[..last_slash]) {
+        Some(i) => {
+            let first = &b[..i];
+            let registry = first.iter().any(|&c| c == b'.' || c == b':') || first == b"localhost";
+            if registry {
+                &no_tag[i + 1..]
+            } else {
+                no_tag
+            }
+        }
+        None => no_tag,
+    };
+    (repo, tag.filter(|t| !t.is_empty()))
 }
 
 /// Words a tag adds to a version to name a build flavour, not a program.
@@ -195,26 +205,32 @@ fn tokens(segment: &str) -> impl Iterator<Item = &str> {
     segment.split(['-', '_', '.'])
 }
 
-/// The catalog's names by kind of match, built once: exact and `name-…` / `name_…` matches are
-/// looked up by the image's last path segment and its prefixes, so a lookup costs a few hash
-/// probes however large the catalog grows.
+/// The catalog's names by kind of match, built once, so a lookup costs a few hash probes however
+/// large the catalog grows: exact names and path suffixes (`calico/node`) are found by the image's
+/// last path segment, `name-…` / `name_…` matches and prefixes (`csi-`) by its cuts at `-` or `_`.
 struct Index {
     by_name: foldhash::HashMap<&'static str, &'static Entry>,
-    /// Names with a `/` (a path suffix) or ending with `-` (a prefix): few, tried one by one.
-    patterns: Vec<(&'static str, &'static Entry)>,
+    /// Names with a `/`, by their last segment: `calico/node` under `node`.
+    paths: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
+    /// Names ending with `-`, with the `-`.
+    prefixes: foldhash::HashMap<&'static str, &'static Entry>,
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
         by_name: Default::default(),
-        patterns: Vec::new(),
+        paths: Default::default(),
+        prefixes: Default::default(),
     };
     for entry in &CATALOG.images {
         for name in &entry.names {
-            if name.contains('/') || name.ends_with('-') {
-                index.patterns.push((name.as_str(), entry));
+            let name = name.as_str();
+            if let Some((_, last)) = name.rsplit_once('/') {
+                index.paths.entry(last).or_default().push((name, entry));
+            } else if name.ends_with('-') {
+                index.prefixes.entry(name).or_insert(entry);
             } else {
-                index.by_name.entry(name.as_str()).or_insert(entry);
+                index.by_name.entry(name).or_insert(entry);
             }
         }
     }
@@ -241,32 +257,29 @@ pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
     if let Some((name, entry)) = index.by_name.get_key_value(last) {
         consider(entry, name);
     }
+    for &(name, entry) in index.paths.get(last).into_iter().flatten() {
+        let whole_segments = repo
+            .strip_suffix(name)
+            .is_some_and(|before| before.is_empty() || before.ends_with('/'));
+        if whole_segments {
+            consider(entry, name);
+        }
+    }
     // `name-…` and `name_…`: a non-Go program's name inside a wrapper's name (`redis-operator`)
     // is no match.
     let wrapper = || tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
-    let cuts = last
-        .bytes()
-        .enumerate()
-        .filter(|(_, b)| *b == b'-' || *b == b'_');
-    for (i, _) in cuts {
-        if let Some((name, entry)) = index.by_name.get_key_value(&last[..i]) {
+    for (i, b) in last.bytes().enumerate() {
+        if b != b'-' && b != b'_' {
+            continue;
+        }
+        let found = [
+            index.by_name.get_key_value(&last[..i]),
+            index.prefixes.get_key_value(&last[..=i]),
+        ];
+        for (name, entry) in found.into_iter().flatten() {
             if entry.is_go() || !wrapper() {
                 consider(entry, name);
             }
-        }
-    }
-    for &(name, entry) in &index.patterns {
-        let matched = if name.ends_with('-') {
-            last.starts_with(name)
-        } else {
-            repo.ends_with(name)
-                && repo[..repo.len() - name.len()]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| c == '/')
-        };
-        if matched && (entry.is_go() || !name.ends_with('-') || !wrapper()) {
-            consider(entry, name);
         }
     }
     best
@@ -339,6 +352,24 @@ mod tests {
         let lang = |image: &str| lookup(image).map(|(e, _)| e.language.as_str());
         assert_eq!(image_repo("docker.io/library/nginx:1.27"), "library/nginx");
         assert_eq!(image_repo("localhost:5000/api@sha256:abc"), "api");
+        let cases = [
+            ("nginx", "nginx", None),
+            ("nginx:1.27", "nginx", Some("1.27")),
+            ("nginx:", "nginx", None),
+            ("acme/api:v1@sha256:ab", "acme/api", Some("v1")),
+            ("reg.io:5000/team/api:2.0-go", "team/api", Some("2.0-go")),
+            ("reg.io:5000/team/api", "team/api", None),
+            ("localhost/api:dev", "api", Some("dev")),
+            ("team/api@sha256:ab:cd", "team/api", None),
+            ("ghcr.io/a/b/c", "a/b/c", None),
+        ];
+        for (image, repo, tag) in cases {
+            assert_eq!(
+                (image_repo(image), image_tag(image)),
+                (repo, tag),
+                "{image}"
+            );
+        }
         assert_eq!(lang("nginx:1.27"), Some("c"));
         assert_eq!(lang("quay.io/prometheus/node-exporter:v1"), Some("go"));
         assert_eq!(lang("node:20-alpine"), Some("node"));
