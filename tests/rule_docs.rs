@@ -1,5 +1,6 @@
 //! Rule docs: the table in `rules/` agrees with the registry, every rule has a doc and fixtures,
-//! and each doc's Example fires its rule while its "Use instead" does not.
+//! and each doc's Example fires its rule while its "Use instead" does not. What a doc says the
+//! tool reports on its Example is what the tool reports, number for number.
 
 mod common;
 
@@ -105,6 +106,55 @@ fn doc_examples_behave_as_documented() {
                 "{}: Use instead still fires: {}",
                 r.code, f.diagnostic.message
             ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The findings a doc shows for its Example: the `text` block after "`golint-k8s lint` reports
+/// on it:", one concise line per finding of the rule.
+fn documented_output(doc: &str) -> Option<&str> {
+    let example = doc.find("\n## Example\n")?;
+    let rest = &doc[example..];
+    let end = rest[4..].find("\n## ").map_or(rest.len(), |i| i + 4);
+    let section = &rest[..end];
+    let block = section.find("`golint-k8s lint` reports on it:\n```text\n")?;
+    let body = &section[block..];
+    let body = &body[body.find("```text\n")? + 8..];
+    Some(&body[..body.find("```")?])
+}
+
+#[test]
+fn doc_examples_print_what_the_doc_shows() {
+    let cfg = Config::default();
+    let mut failures = Vec::new();
+    for r in RULES {
+        let example = yaml_block(r.doc, "Example").unwrap();
+        let report = lint_text("example.yaml", example, &cfg);
+        let printed: String = report
+            .findings
+            .iter()
+            .filter(|f| f.diagnostic.code == r.code)
+            .map(|f| {
+                let d = &f.diagnostic;
+                format!(
+                    "example.yaml:{}:{}: {} {} {}: {}\n",
+                    f.start.0,
+                    f.start.1,
+                    d.severity.as_str(),
+                    d.code,
+                    r.name,
+                    d.message.replace('\n', " ")
+                )
+            })
+            .collect();
+        match documented_output(r.doc) {
+            None => failures.push(format!("{}: the Example shows no output", r.code)),
+            Some(shown) if shown != printed => failures.push(format!(
+                "{}: the doc shows\n{shown}but the tool prints\n{printed}",
+                r.code
+            )),
+            Some(_) => {}
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

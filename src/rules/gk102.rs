@@ -2,7 +2,7 @@
 //! Burstable; under node pressure it is evicted by its usage above the request and OOM-scored high.
 
 use super::ContainerCtx;
-use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::fix::replace_scalar;
 use crate::k8s::container::ValueOrigin;
 use crate::runtime::describe_bytes;
@@ -15,13 +15,19 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if request.origin == ValueOrigin::FromLimit || request.quantity == limit.quantity {
         return;
     }
-    let message = if request.quantity > limit.quantity {
+    let above = request.quantity > limit.quantity;
+    let message = if above {
+        // In bytes too: `64Mi` above `64M` is not plain from the texts.
         [
             "memory request ",
             request.text,
-            " is above the limit ",
+            " (",
+            &describe_bytes(request.quantity.value_ceil()),
+            ") is above the limit ",
             limit.text,
-            ": the API server rejects the pod (a request must not exceed its limit)",
+            " (",
+            &describe_bytes(limit.quantity.value_ceil()),
+            "): the API server rejects the pod (a request must not exceed its limit)",
         ]
         .concat()
     } else {
@@ -40,8 +46,12 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ]
         .concat()
     };
-    let mut d = cx
-        .diag("GK102", cx.value_anchor(request), message)
+    let mut d = cx.diag("GK102", cx.value_anchor(request), message);
+    if above {
+        // A pod the API server refuses is an error, not a warning.
+        d = d.severity(Severity::Error);
+    }
+    d = d
         .origin(cx.y, request, "memory request")
         .origin(cx.y, limit, "memory limit");
     if request.is_declared() {

@@ -26,16 +26,20 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     }
     let l = limit_millis(&limit.quantity);
     let quota = quota_ms(l);
-    let message = match cx.cfg.node_cpus {
-        Some(n) => {
-            let (spent, wait) = burn(l, n as i128);
+    // An assumed node of 16 CPUs when node-cpus is not set, and said to be one.
+    const ASSUMED_NODE: i128 = 16;
+    let message = match cx.go.gomaxprocs(cx.c, cx.cpu_view()) {
+        // No more threads than the quota feeds: nothing is throttled.
+        Some(t) if t.n * 1000 <= l => return,
+        Some(t) => {
+            let (spent, wait) = burn(l, t.n);
             [
                 "CPU limit ",
                 limit.text,
                 " gives a quota of ",
                 &ms(quota),
                 " per 100 ms period; with GOMAXPROCS = ",
-                itoa::Buffer::new().format(n),
+                itoa::Buffer::new().format(t.n),
                 " (node CPUs) it can be spent in ",
                 &ms(spent),
                 " and every goroutine then waits ",
@@ -43,14 +47,24 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             ]
             .concat()
         }
+        None if ASSUMED_NODE * 1000 <= l => [
+            "CPU limit ",
+            limit.text,
+            " gives a quota of ",
+            &ms(quota),
+            " per 100 ms period, but without GOMAXPROCS Go runs one thread per node CPU: on a node with more than ",
+            &describe_cpus(l),
+            " the quota runs out before each period ends and every goroutine then waits",
+        ]
+        .concat(),
         None => {
-            let (spent, wait) = burn(l, 16);
+            let (spent, wait) = burn(l, ASSUMED_NODE);
             [
                 "CPU limit ",
                 limit.text,
                 " gives a quota of ",
                 &ms(quota),
-                " per 100 ms period, but without GOMAXPROCS Go runs one thread per node CPU: on a 16-CPU node the quota is spent in ",
+                " per 100 ms period, but without GOMAXPROCS Go runs one thread per node CPU: assuming a 16-CPU node (node-cpus is not set), the quota is spent in ",
                 &ms(spent),
                 " and every goroutine then waits ",
                 &ms(wait),
@@ -68,14 +82,29 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ]
         .concat(),
     );
-    d = match cx.go.containermaxprocs_off_in_build() {
-        Some(gomod) => d.note(format!(
-            "the build turns Go 1.25's container-aware GOMAXPROCS off (godebug containermaxprocs=0 in {gomod}); without that line the runtime would read the limit itself"
+    let go125 = go125_gomaxprocs(l, cx.cfg.node_cpus);
+    d = match cx.go.containermaxprocs_off() {
+        Some(from) => d.note(format!(
+            "containermaxprocs=0 in {from} turns Go 1.25's container-aware GOMAXPROCS off; without it the runtime would read the limit itself"
         )),
+        // Go 1.25 never goes below 2 threads: under a limit below 2 CPUs they still outrun it.
+        None if go125 * 1000 > l => {
+            let (spent, _) = burn(l, go125);
+            d.note(
+                [
+                    "on Go 1.25 or later the runtime reads the limit itself, but keeps at least 2 threads: GOMAXPROCS = ",
+                    itoa::Buffer::new().format(go125),
+                    " here still spends the quota in ",
+                    &ms(spent),
+                    " (GK203)",
+                ]
+                .concat(),
+            )
+        }
         None => d.note(
             [
                 "on Go 1.25 or later the runtime reads the limit itself (GOMAXPROCS = ",
-                itoa::Buffer::new().format(go125_gomaxprocs(l, cx.cfg.node_cpus)),
+                itoa::Buffer::new().format(go125),
                 " here) and this finding goes away once the version is declared",
             ]
             .concat(),

@@ -3,7 +3,7 @@
 
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::runtime::throttle::{burn, ceil_cpus, limit_millis, ms, quota_ms};
+use crate::runtime::throttle::{at_once, burn, ceil_cpus, limit_millis, ms, quota_ms};
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
@@ -22,12 +22,14 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if (n as i128) <= ceil {
         return;
     }
-    let (spent, wait) = burn(l, n as i128);
+    // No more run at once than the node has CPUs.
+    let running = at_once(n as i128, cx.cfg.node_cpus);
+    let (spent, wait) = burn(l, running);
     let mut d = cx.go_diag(
         "GK202",
         var.value_node(),
         format!(
-            "GOMAXPROCS {n} is above the CPU limit {} (at most {ceil} useful): {n} threads spend the {} quota in {} and then wait {} of every 100 ms period",
+            "GOMAXPROCS {n} is above the CPU limit {} (at most {ceil} useful): {running} threads spend the {} quota in {} and then wait {} of every 100 ms period",
             limit.text, ms(quota_ms(l)), ms(spent), ms(wait)
         ),
     );

@@ -6,10 +6,8 @@ use crate::config::CpuLimits;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::fix::emit::{add_entry, add_nested_entry, remove_entry, remove_item, rename_key, Skip};
 use crate::k8s::container::{EffectiveValue, EnvValue, Resource};
-use crate::runtime::throttle::{
-    burn, ceil_cpus, describe_cpus, go125_gomaxprocs, limit_millis, ms, quota_ms,
-};
-use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
+use crate::runtime::throttle::{burn, describe_cpus, limit_millis, ms, quota_ms};
+use crate::runtime::Threads;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if cx.cfg.cpu_limits == CpuLimits::Allow {
@@ -22,10 +20,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     }
     let l = limit_millis(&limit.quantity);
-    let (p, why) = parallelism(cx, l);
+    let threads = cx.go.gomaxprocs(cx.c, cx.cpu_view());
     let quota = quota_ms(l);
-    let message = match p {
-        Some(p) if p * 1000 > l => {
+    let message = match threads {
+        Some(Threads { running: p, why, .. }) if p * 1000 > l => {
             let (spent, wait) = burn(l, p);
             [
                 "CPU limit ",
@@ -213,73 +211,4 @@ fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> 
         ),
         edits,
     })
-}
-
-/// The number of threads the container will run busy, and why.
-fn parallelism(cx: &ContainerCtx, l: i128) -> (Option<i128>, String) {
-    let node = cx.cfg.node_cpus.map(|n| n as i128);
-    if cx.go.is_go {
-        if let Some(var) = cx.c.env_var("GOMAXPROCS") {
-            match &var.value {
-                EnvValue::Literal { text, .. } => {
-                    if let GoMaxProcs::Set(n) = parse_gomaxprocs(text, cx.go.grammar()) {
-                        let why = ["GOMAXPROCS = ", itoa::Buffer::new().format(n)].concat();
-                        return (Some(n as i128), why);
-                    }
-                }
-                EnvValue::ResourceFieldRef(f)
-                    if f.resource.is_some_and(|(r, _)| r == "limits.cpu") =>
-                {
-                    let c = ceil_cpus(l);
-                    return (
-                        Some(c),
-                        [
-                            "GOMAXPROCS = ",
-                            itoa::Buffer::new().format(c),
-                            " from resourceFieldRef limits.cpu",
-                        ]
-                        .concat(),
-                    );
-                }
-                _ => {}
-            }
-        }
-        if cx.go.sizes_gomaxprocs.is_some() && !cx.go.adaptive_gomaxprocs() {
-            // automaxprocs rounds the limit down, with at least one thread.
-            let p = (l / 1000).max(1);
-            return (
-                Some(p),
-                [
-                    "GOMAXPROCS = ",
-                    itoa::Buffer::new().format(p),
-                    ", sized from the limit by the program itself",
-                ]
-                .concat(),
-            );
-        }
-        if cx.go.adaptive_gomaxprocs() {
-            let p = go125_gomaxprocs(l, cx.cfg.node_cpus);
-            return (
-                Some(p),
-                [
-                    "GOMAXPROCS = ",
-                    itoa::Buffer::new().format(p),
-                    ", Go 1.25's default of max(2, ceil(limit))",
-                ]
-                .concat(),
-            );
-        }
-    }
-    match node {
-        Some(n) => {
-            let why = [
-                "one per node CPU, ",
-                itoa::Buffer::new().format(n),
-                " from node-cpus",
-            ]
-            .concat();
-            (Some(n), why)
-        }
-        None => (None, String::new()),
-    }
 }

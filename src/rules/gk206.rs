@@ -6,7 +6,8 @@ use crate::diagnostic::Diagnostic;
 use crate::runtime::godebug_value;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go || !cx.go.adaptive_gomaxprocs() || cx.eff.limit_cpu.is_none() {
+    // The binary as built: the env GODEBUG this rule reads would otherwise hide itself.
+    if !cx.go.is_go || !cx.go.build_adaptive_gomaxprocs() || cx.eff.limit_cpu.is_none() {
         return;
     }
     let Some(var) = cx.c.env_var("GODEBUG") else {

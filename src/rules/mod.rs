@@ -88,6 +88,16 @@ impl ContainerCtx<'_, '_> {
             .get_or_init(|| self.pod.is_guaranteed_whole_cores(self.limit_ranges))
     }
 
+    /// The CPU limit, request and node size that this container's GOMAXPROCS depends on (see
+    /// [`crate::runtime::GoView::gomaxprocs`]).
+    pub fn cpu_view(&self) -> crate::runtime::CpuView<'_> {
+        crate::runtime::CpuView {
+            limit: self.eff.limit_cpu.as_ref().map(|v| &v.quantity),
+            request: self.eff.request_cpu.as_ref().map(|v| &v.quantity),
+            node_cpus: self.cfg.node_cpus,
+        }
+    }
+
     pub fn who(&self) -> String {
         let mut s = String::with_capacity(32);
         s.push_str(self.c.kind.describe());

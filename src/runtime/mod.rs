@@ -55,6 +55,57 @@ pub struct GoView<'a> {
     pub sizes_gomemlimit: Option<Sizing<'a>>,
     /// The main package behind a `ko://` image, when its source is in the linted tree.
     pub main: Option<Arc<MainPackage>>,
+    /// The env's GODEBUG, when its last entry is written in the manifest.
+    pub godebug: Option<&'a str>,
+}
+
+/// The CPU numbers a container's GOMAXPROCS depends on.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuView<'q> {
+    pub limit: Option<&'q crate::k8s::Quantity>,
+    pub request: Option<&'q crate::k8s::Quantity>,
+    pub node_cpus: Option<u32>,
+}
+
+/// GOMAXPROCS and the reason, as a message quotes it (`GOMAXPROCS = 2, Go 1.25's default …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Threads {
+    pub n: i128,
+    /// How many run at once: `n`, or the node's CPUs when there are fewer (the reason says so).
+    pub running: i128,
+    pub why: String,
+}
+
+/// What the kubelet writes for a CPU `resourceFieldRef` of this container: ceil(value / divisor)
+/// in the divisor's unit (`divisor: 1m` gives millicores), and how the message names it.
+fn downward_cpu(
+    f: &crate::k8s::container::FieldRef,
+    c: &Container,
+    cpu: CpuView,
+) -> Option<(i128, String)> {
+    if f.container_name.is_some_and(|(n, _)| Some(n) != c.name) {
+        return None;
+    }
+    let (resource, _) = f.resource?;
+    let value = match resource {
+        "limits.cpu" => cpu.limit?,
+        "requests.cpu" => cpu.request?,
+        _ => return None,
+    };
+    let divisor = match &f.divisor {
+        None => 1000,
+        Some((_, _, q)) => q.as_ref()?.milli_value_ceil(),
+    };
+    if divisor <= 0 {
+        return None;
+    }
+    let n = (value.milli_value_ceil() + divisor - 1) / divisor;
+    let mut from = [" from resourceFieldRef ", resource].concat();
+    if let Some((text, _, _)) = &f.divisor {
+        from.push_str(" with divisor ");
+        from.push_str(text);
+    }
+    Some((n, from))
 }
 
 /// What decided a container's runtime. Kept as the facts rather than a sentence: every container
@@ -298,6 +349,7 @@ impl<'a> GoView<'a> {
             sizes_gomaxprocs: None,
             sizes_gomemlimit: None,
             main,
+            godebug: c.env_var("GODEBUG").and_then(|v| v.literal()),
         };
         if is_go {
             view.sizes_gomaxprocs = view.sizing(
@@ -353,23 +405,114 @@ impl<'a> GoView<'a> {
         new_enough.then_some(Sizing::Catalog { entry, sizing })
     }
 
-    /// The Go runtime sizes GOMAXPROCS from the CPU limit itself: Go ≥ 1.25, unless the build's
-    /// default GODEBUG (go.mod `godebug`, `//go:debug`) turns `containermaxprocs` off.
+    /// The Go runtime sizes GOMAXPROCS from the CPU limit itself: Go ≥ 1.25, unless
+    /// `containermaxprocs=0` is set by the env's GODEBUG or, failing that, by the build's default
+    /// GODEBUG (go.mod `godebug`, `//go:debug`).
     pub fn adaptive_gomaxprocs(&self) -> bool {
-        let setting = self
-            .main
-            .as_ref()
-            .and_then(|m| m.godebug("containermaxprocs"));
+        let setting = self.containermaxprocs().map(|(v, _)| v);
         self.version
             .is_some_and(|v| process::container_aware(v, setting))
     }
 
-    /// The build's default GODEBUG turns Go 1.25's container-aware GOMAXPROCS off: the go.mod
-    /// that says so.
-    pub fn containermaxprocs_off_in_build(&self) -> Option<&str> {
+    /// As [`GoView::adaptive_gomaxprocs`] for the binary as built, before the env's GODEBUG.
+    pub fn build_adaptive_gomaxprocs(&self) -> bool {
+        let setting = self.build_godebug("containermaxprocs").map(|(v, _)| v);
+        self.version
+            .is_some_and(|v| process::container_aware(v, setting))
+    }
+
+    /// Go ≥ 1.25 with `containermaxprocs=0`: where it is set (`env GODEBUG` or the go.mod).
+    pub fn containermaxprocs_off(&self) -> Option<&str> {
+        let (value, from) = self.containermaxprocs()?;
+        (self.version.is_some_and(|v| v >= GO_1_25) && value == "0").then_some(from)
+    }
+
+    /// The `containermaxprocs` setting the process starts with and where it comes from: the env's
+    /// GODEBUG overrides the build's default.
+    fn containermaxprocs(&self) -> Option<(&str, &str)> {
+        let from_env = self
+            .godebug
+            .and_then(|g| godebug_value(g, "containermaxprocs"));
+        match from_env {
+            Some(v) => Some((v, "env GODEBUG")),
+            None => self.build_godebug("containermaxprocs"),
+        }
+    }
+
+    fn build_godebug(&self, key: &str) -> Option<(&str, &str)> {
         let m = self.main.as_ref()?;
-        (self.version.is_some_and(|v| v >= GO_1_25) && m.godebug("containermaxprocs") == Some("0"))
-            .then_some(m.gomod.as_str())
+        Some((m.godebug(key)?, m.gomod.as_str()))
+    }
+
+    /// How many threads the scheduler runs (GOMAXPROCS), and why: the one answer every rule
+    /// quotes. From the env's GOMAXPROCS as this release parses it (a `resourceFieldRef` as the
+    /// kubelet writes it, divisor included), else the program's own sizing, else the runtime's
+    /// default for the CPU limit and node. None when the input does not show it: GOMAXPROCS from
+    /// a ConfigMap or Secret, or one thread per node CPU with `node-cpus` unset. A container that
+    /// is not Go is counted as one busy thread per node CPU.
+    pub fn gomaxprocs(&self, c: &Container, cpu: CpuView) -> Option<Threads> {
+        let says = |n: i128, mut why: String| {
+            let running = throttle::at_once(n, cpu.node_cpus);
+            if running < n {
+                why.push_str(", ");
+                why.push_str(itoa::Buffer::new().format(running));
+                why.push_str(" at a time on the node's CPUs");
+            }
+            Some(Threads { n, running, why })
+        };
+        let n_is = |n: i128| ["GOMAXPROCS = ", itoa::Buffer::new().format(n)].concat();
+        if self.is_go {
+            if let Some(var) = c.env_var("GOMAXPROCS") {
+                let (text, from) = match &var.value {
+                    crate::k8s::container::EnvValue::ResourceFieldRef(f) => {
+                        let (value, from) = downward_cpu(f, c, cpu)?;
+                        (value.to_string(), Some(from))
+                    }
+                    _ => (var.literal()?.to_string(), None),
+                };
+                // A value the runtime ignores leaves its default in place.
+                if let GoMaxProcs::Set(n) = parse_gomaxprocs(&text, self.grammar()) {
+                    let n = i128::from(n);
+                    return says(n, [n_is(n), from.unwrap_or_default()].concat());
+                }
+            }
+            let adaptive = self.adaptive_gomaxprocs();
+            match cpu.limit.map(throttle::limit_millis) {
+                Some(l) if self.sizes_gomaxprocs.is_some() && !adaptive => {
+                    // automaxprocs rounds the limit down, with at least one thread.
+                    let n = (l / 1000).max(1);
+                    return says(
+                        n,
+                        [
+                            n_is(n),
+                            ", sized from the limit by the program itself".into(),
+                        ]
+                        .concat(),
+                    );
+                }
+                Some(l) if adaptive => {
+                    let n = throttle::go125_gomaxprocs(l, cpu.node_cpus);
+                    return says(
+                        n,
+                        [n_is(n), ", Go 1.25's default of max(2, ceil(limit))".into()].concat(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        let n = i128::from(cpu.node_cpus?);
+        let mut why = [
+            "one per node CPU, ",
+            itoa::Buffer::new().format(n),
+            " from node-cpus",
+        ]
+        .concat();
+        if let Some(from) = self.is_go.then(|| self.containermaxprocs_off()).flatten() {
+            why.push_str("; containermaxprocs=0 in ");
+            why.push_str(from);
+            why.push_str(" turns Go 1.25's limit-aware default off");
+        }
+        says(n, why)
     }
 
     pub fn version_below(&self, v: GoVersion) -> bool {
@@ -844,6 +987,7 @@ mod tests {
                 sizes_gomaxprocs: None,
                 sizes_gomemlimit: None,
                 main: None,
+                godebug: None,
             }
             .note()
         };

@@ -32,6 +32,11 @@ pub fn go125_gomaxprocs(limit_millis: i128, node_cpus: Option<u32>) -> i128 {
     }
 }
 
+/// How many of `threads` run at once: no more than the node has CPUs, when that is known.
+pub fn at_once(threads: i128, node_cpus: Option<u32>) -> i128 {
+    node_cpus.map_or(threads, |n| threads.min(i128::from(n)))
+}
+
 /// Wall time until the quota is spent with `p` threads busy, and the wait that follows.
 pub fn burn(limit_millis: i128, p: i128) -> (f64, f64) {
     let quota = quota_ms(limit_millis);
