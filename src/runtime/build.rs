@@ -89,8 +89,9 @@ const PROJECT_FILES: &[(&str, &str, &str)] = &[
 
 /// Directories are listed once each, and each Dockerfile is read once: a run over thousands of
 /// manifests in one tree asks the file system a few dozen times.
-static DIRS: LazyLock<Mutex<HashMap<PathBuf, &'static DirIndex>>> = LazyLock::new(Default::default);
-static DOCKERFILES: LazyLock<Mutex<HashMap<PathBuf, Option<&'static BuildFacts>>>> =
+static DIRS: LazyLock<Mutex<foldhash::HashMap<PathBuf, &'static DirIndex>>> =
+    LazyLock::new(Default::default);
+static DOCKERFILES: LazyLock<Mutex<foldhash::HashMap<PathBuf, Option<&'static BuildFacts>>>> =
     LazyLock::new(Default::default);
 
 /// The build facts of `image` for a manifest at `manifest`. (Both caches live as long as the
@@ -105,7 +106,9 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
         return None;
     }
     let service = super::catalog::tag_service(image);
-    for index in indexes_above(manifest.parent()?) {
+    let dir = manifest.parent()?;
+    let above = indexes_above(dir);
+    for index in &above.builds {
         let artifact = index.artifacts.iter().find(|(built, _)| {
             let last = built.rsplit('/').next().unwrap_or(built);
             built == repo || repo.ends_with(&format!("/{built}")) || last == name
@@ -142,23 +145,24 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
         }
     }
     // A sample that keeps its Dockerfile beside the manifest that deploys it.
-    let dir = manifest.parent()?;
-    let dir = if dir.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        dir
-    };
-    index(dir)?.dockerfile.as_deref().and_then(file_facts)
+    above.own?.dockerfile.as_deref().and_then(file_facts)
 }
 
-/// The directories at and above a manifest's that offer a build, nearest first: worked out once
-/// per manifest directory, as every container of every manifest there asks.
-fn indexes_above(dir: &Path) -> &'static [&'static DirIndex] {
-    static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [&'static DirIndex]>>> =
-        LazyLock::new(Default::default);
+/// A manifest directory's own index, and the directories at and above it that offer a build,
+/// nearest first.
+struct Above {
+    own: Option<&'static DirIndex>,
+    builds: Vec<&'static DirIndex>,
+}
+
+/// The [`Above`] of a manifest directory: worked out once per directory, as every container of
+/// every manifest there asks.
+fn indexes_above(dir: &Path) -> &'static Above {
+    type Cache = foldhash::HashMap<PathBuf, &'static Above>;
+    static ABOVE: LazyLock<Mutex<Cache>> = LazyLock::new(Default::default);
     thread_local! {
         // The containers of one file ask about the same directory one after another.
-        static LAST: std::cell::RefCell<Option<(PathBuf, &'static [&'static DirIndex])>> =
+        static LAST: std::cell::RefCell<Option<(PathBuf, &'static Above)>> =
             const { std::cell::RefCell::new(None) };
     }
     let last = LAST.with_borrow(|l| {
@@ -174,22 +178,28 @@ fn indexes_above(dir: &Path) -> &'static [&'static DirIndex] {
         LAST.set(Some((dir.to_path_buf(), hit)));
         return hit;
     }
-    let mut found: Vec<&'static DirIndex> = Vec::new();
-    for a in dir.ancestors().take(MAX_UP + 1) {
+    let mut above = Above {
+        own: None,
+        builds: Vec::new(),
+    };
+    for (i, a) in dir.ancestors().take(MAX_UP + 1).enumerate() {
         let a = if a.as_os_str().is_empty() {
             Path::new(".")
         } else {
             a
         };
-        let Some(i) = index(a) else { continue };
-        if !i.artifacts.is_empty() || !i.services.is_empty() || i.module.is_some() {
-            found.push(i);
+        let Some(index) = index(a) else { continue };
+        if i == 0 {
+            above.own = Some(index);
         }
-        if i.repository_root {
+        if !index.artifacts.is_empty() || !index.services.is_empty() || index.module.is_some() {
+            above.builds.push(index);
+        }
+        if index.repository_root {
             break;
         }
     }
-    let found: &'static [&'static DirIndex] = Box::leak(found.into_boxed_slice());
+    let found: &'static Above = Box::leak(Box::new(above));
     if let Ok(mut m) = ABOVE.lock() {
         m.insert(dir.to_path_buf(), found);
     }

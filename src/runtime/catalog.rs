@@ -103,7 +103,7 @@ pub fn image_tag(image: &str) -> Option<&str> {
 
 /// An image reference's repository (without registry) and its tag. Every container's image is
 /// read this way several times, so the split uses byte searches.
-fn split_reference(image: &str) -> (&str, Option<&str>) {
+pub fn split_reference(image: &str) -> (&str, Option<&str>) {
     let b = image.as_bytes();
     let end = memchr::memchr(b'@', b).unwrap_or(b.len());
     let last_slash = memchr::memrchr(b'/', &b[..end]).map_or(0, |i| i + 1);
@@ -177,7 +177,11 @@ const FLAVOURS: &[&str] = &[
 /// The service a tag names after its version, in repositories that publish every service of a
 /// project under one image name (`ghcr.io/acme/demo:2.1.3-checkout` is the `checkout` service).
 pub fn tag_service(image: &str) -> Option<&str> {
-    let tag = image_tag(image)?;
+    service_of_tag(image_tag(image)?)
+}
+
+/// [`tag_service`] for a tag already split off.
+pub fn service_of_tag(tag: &str) -> Option<&str> {
     let t = tag.strip_prefix('v').unwrap_or(tag);
     let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
     if rest.len() == t.len() {
@@ -240,7 +244,11 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
 /// The catalog entry for an image, and the name that matched: the longest matching name wins, so
 /// `node-exporter` is not Node.js and `redis_exporter` is not Redis.
 pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
-    let repo = image_repo(image);
+    lookup_repo(image_repo(image))
+}
+
+/// [`lookup`] for a repository already split off its reference ([`split_reference`]).
+pub fn lookup_repo(repo: &str) -> Option<(&'static Entry, &'static str)> {
     let repo: std::borrow::Cow<str> = if repo.bytes().any(|b| b.is_ascii_uppercase()) {
         repo.to_ascii_lowercase().into()
     } else {

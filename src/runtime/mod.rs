@@ -310,7 +310,11 @@ impl<'a> GoView<'a> {
         let entry = c
             .image
             .and_then(|i| {
-                catalog::lookup(i).or_else(|| catalog::tag_service(i).and_then(catalog::lookup))
+                let (repo, tag) = catalog::split_reference(i);
+                catalog::lookup_repo(repo).or_else(|| {
+                    let service = tag.and_then(catalog::service_of_tag)?;
+                    catalog::lookup_repo(service)
+                })
             })
             .map(|(e, _)| e);
         let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, entry, manifest);
