@@ -7,12 +7,13 @@
 #
 # Layout:
 #   target/bench-tools/bin/kube-score, kubeconform        (go install, pinned)
+#   target/bench-tools/bin/kube-linter                     (go build of ../shared/peers' pinned source)
 #   target/bench-tools/kubeconform-schemas/v<K8S>-standalone{,-strict}/<kind>-<group>-<version>.json
 #   target/bench-tools/checkov-venv/                       (python venv, pinned checkov)
 #   target/bench-tools/status/<tool>                       "ok <version>" or "skip <reason>"
 #   target/bench-tools/logs/                               install logs and times
-# kube-linter and Polaris are not served by the Go module proxy here: they are not installed; the
-# benchmark times them only when they are already on PATH.
+# kube-linter and Polaris are not served by the Go module proxy here: kube-linter is built from the
+# source beside the checkout when it is there; Polaris is timed only when it is already on PATH.
 set -uo pipefail
 
 KUBE_SCORE_VERSION=v1.20.0
@@ -128,7 +129,25 @@ else
   fi
 fi
 
-for t in kube-linter polaris; do
+# kube-linter's module path is not served by the proxy here, but its source is beside the checkout
+# (../shared/peers, pinned tag): build it from there; its dependencies come from the proxy.
+KUBE_LINTER_VERSION=v0.8.3
+KUBE_LINTER_SRC="../shared/peers/kube-linter-$KUBE_LINTER_VERSION.tar.gz"
+if [[ -x "$TOOLS/bin/kube-linter" && "$(cat "$TOOLS/status/kube-linter" 2>/dev/null)" == "ok $KUBE_LINTER_VERSION" ]]; then
+  note "kube-linter $KUBE_LINTER_VERSION already installed"
+elif [[ -f "$KUBE_LINTER_SRC" ]] && command -v go >/dev/null; then
+  note "building kube-linter $KUBE_LINTER_VERSION from $KUBE_LINTER_SRC…"
+  rm -rf "$TOOLS/src/kube-linter" && mkdir -p "$TOOLS/src/kube-linter"
+  if tar -xzf "$KUBE_LINTER_SRC" -C "$TOOLS/src/kube-linter" \
+      && timed kube-linter bash -c "cd '$TOOLS/src/kube-linter' && GOFLAGS=-buildvcs=false nice -n 10 go build -o '$ROOT/$TOOLS/bin/kube-linter' ./cmd/kube-linter"; then
+    status kube-linter "ok $KUBE_LINTER_VERSION"; note "kube-linter $KUBE_LINTER_VERSION built"
+  else
+    status kube-linter "skip build failed (see $TOOLS/logs/kube-linter.log)"
+    note "kube-linter: build failed, see $TOOLS/logs/kube-linter.log"
+  fi
+fi
+
+for t in polaris; do
   if command -v "$t" >/dev/null; then
     note "$t found on PATH ($(command -v "$t")): it will be timed"
   else

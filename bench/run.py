@@ -46,6 +46,17 @@ def measure(argv, cwd=ROOT):
     return took, usage.ru_maxrss / 1024.0, code
 
 
+def linted_nothing(name, argv):
+    """A note when a peer's run read no objects: its time is then no comparison. (kube-linter drops
+    a file whose documents it cannot all decode, and says so.)"""
+    if name != "kube-linter":
+        return ""
+    out = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, errors="replace")
+    if "no valid objects found" in out.stdout + out.stderr:
+        return "; read no objects (\"no valid objects found\"): not comparable"
+    return ""
+
+
 def timed(argv, runs):
     # One discarded warm-up run, as hyperfine's --warmup: the first run after the corpus is written
     # pays for the page cache and the disk flush, which no later run sees.
@@ -106,9 +117,9 @@ def peers(path, with_checkov):
                                     "-schema-location", template, path], ""))
     else:
         out.append(("kubeconform", None, "needs kubeconform and its offline schemas: " + status("kubeconform-schemas")))
-    kl = shutil.which("kube-linter")
+    kl = tool("kube-linter")
     out.append(("kube-linter", kl and [kl, "lint", path],
-                "" if kl else "not on PATH, and its module path is refused by the Go module proxy here"))
+                "" if kl else "not built from ../shared/peers, and not on PATH: " + status("kube-linter")))
     po = shutil.which("polaris")
     out.append(("polaris", po and [po, "audit", "--audit-path", path, "--format", "score"],
                 "" if po else "not on PATH, and its module path is refused by the Go module proxy here"))
@@ -187,7 +198,7 @@ def main():
                 continue
             n = 1 if name.startswith("checkov") else runs
             t, rss, code = timed(argv, n)
-            rows.append((label, name, docs, t, rss, t / base, "exit %d" % code))
+            rows.append((label, name, docs, t, rss, t / base, "exit %d" % code + linted_nothing(name, argv)))
     if not a.quick:
         path = os.path.join(big100k, "many")
         docs = count_docs(path)
