@@ -6,6 +6,7 @@ mod common;
 
 use common::*;
 use golint_k8s::config::Config;
+use golint_k8s::output::Run;
 use golint_k8s::rules::registry::RULES;
 
 fn doc_field<'a>(doc: &'a str, key: &str) -> Option<&'a str> {
@@ -130,24 +131,17 @@ fn doc_examples_print_what_the_doc_shows() {
     let mut failures = Vec::new();
     for r in RULES {
         let example = yaml_block(r.doc, "Example").unwrap();
-        let report = lint_text("example.yaml", example, &cfg);
-        let printed: String = report
-            .findings
-            .iter()
-            .filter(|f| f.diagnostic.code == r.code)
-            .map(|f| {
-                let d = &f.diagnostic;
-                format!(
-                    "example.yaml:{}:{}: {} {} {}: {}\n",
-                    f.start.0,
-                    f.start.1,
-                    d.severity.as_str(),
-                    d.code,
-                    r.name,
-                    d.message.replace('\n', " ")
-                )
-            })
-            .collect();
+        // Printed by the concise format itself, the rule's findings only.
+        let mut report = lint_text("example.yaml", example, &cfg);
+        report.findings.retain(|f| f.diagnostic.code == r.code);
+        let run = Run {
+            reports: std::slice::from_ref(&report),
+            stats: report.stats,
+            fixed: None,
+        };
+        let mut out = Vec::new();
+        golint_k8s::output::concise::write(&run, &mut out).unwrap();
+        let printed = String::from_utf8(out).unwrap();
         match documented_output(r.doc) {
             None => failures.push(format!("{}: the Example shows no output", r.code)),
             Some(shown) if shown != printed => failures.push(format!(

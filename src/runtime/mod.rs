@@ -465,6 +465,8 @@ impl<'a> GoView<'a> {
             Some(Threads { n, running, why })
         };
         let n_is = |n: i128| ["GOMAXPROCS = ", itoa::Buffer::new().format(n)].concat();
+        let limit = cpu.limit.map(throttle::limit_millis);
+        let aware = self.is_go && self.adaptive_gomaxprocs();
         if self.is_go {
             if let Some(var) = c.env_var("GOMAXPROCS") {
                 let (text, from) = match &var.value {
@@ -480,31 +482,21 @@ impl<'a> GoView<'a> {
                     return says(n, [n_is(n), from.unwrap_or_default()].concat());
                 }
             }
-            let adaptive = self.adaptive_gomaxprocs();
-            match cpu.limit.map(throttle::limit_millis) {
-                Some(l) if self.sizes_gomaxprocs.is_some() && !adaptive => {
-                    // automaxprocs rounds the limit down, with at least one thread.
-                    let n = (l / 1000).max(1);
-                    return says(
-                        n,
-                        [
-                            n_is(n),
-                            ", sized from the limit by the program itself".into(),
-                        ]
-                        .concat(),
-                    );
-                }
-                Some(l) if adaptive => {
-                    let n = throttle::go125_gomaxprocs(l, cpu.node_cpus);
-                    return says(
-                        n,
-                        [n_is(n), ", Go 1.25's default of max(2, ceil(limit))".into()].concat(),
-                    );
-                }
-                _ => {}
+            if let (Some(l), true) = (limit, self.sizes_gomaxprocs.is_some() && !aware) {
+                // automaxprocs rounds the limit down, with at least one thread.
+                let n = (l / 1000).max(1);
+                let why = ", sized from the limit by the program itself";
+                return says(n, [n_is(n).as_str(), why].concat());
             }
         }
-        let n = i128::from(cpu.node_cpus?);
+        // The runtime's own default, as `process::start` (held against real toolchains) has it.
+        let version = self.version.filter(|_| self.is_go);
+        let setting = self.containermaxprocs().map(|(v, _)| v);
+        let n = process::default_gomaxprocs(version, setting, limit, cpu.node_cpus)?;
+        if aware && limit.is_some() {
+            let why = ", Go 1.25's default of max(2, ceil(limit))";
+            return says(n, [n_is(n).as_str(), why].concat());
+        }
         let mut why = [
             "one per node CPU, ",
             itoa::Buffer::new().format(n),

@@ -49,15 +49,21 @@ pub fn container_aware(version: GoVersion, containermaxprocs: Option<&str>) -> b
     version >= GO_1_25 && containermaxprocs != Some("0")
 }
 
-/// GOMAXPROCS when the environment does not set it: every CPU, or where the runtime is
-/// [`container_aware`], `min(CPUs, max(2, ceil(limit)))` under a CPU limit.
-pub fn default_gomaxprocs(version: GoVersion, godebug: Option<&str>, cpus: Cpus) -> i64 {
-    let setting = godebug.and_then(|g| godebug_value(g, "containermaxprocs"));
-    match cpus.limit_millis {
-        Some(limit) if container_aware(version, setting) => {
-            throttle::go125_gomaxprocs(limit, Some(cpus.online)) as i64
+/// GOMAXPROCS when the environment does not set it: one per CPU, or where the runtime is
+/// [`container_aware`], `min(CPUs, max(2, ceil(limit)))` under a CPU limit. `containermaxprocs` is
+/// the GODEBUG setting in force; an unknown version counts as one before 1.25. None when the CPU
+/// count it needs is not known.
+pub fn default_gomaxprocs(
+    version: Option<GoVersion>,
+    containermaxprocs: Option<&str>,
+    limit_millis: Option<i128>,
+    online: Option<u32>,
+) -> Option<i128> {
+    match limit_millis {
+        Some(limit) if version.is_some_and(|v| container_aware(v, containermaxprocs)) => {
+            Some(throttle::go125_gomaxprocs(limit, online))
         }
-        _ => i64::from(cpus.online),
+        _ => online.map(i128::from),
     }
 }
 
@@ -79,7 +85,14 @@ pub fn start(version: GoVersion, env: &Env, cpus: Cpus) -> Start {
     };
     let gomaxprocs = match env.gomaxprocs.map(|s| parse_gomaxprocs(s, g)) {
         Some(GoMaxProcs::Set(n)) => n,
-        None | Some(GoMaxProcs::Ignored) => default_gomaxprocs(version, env.godebug, cpus),
+        None | Some(GoMaxProcs::Ignored) => {
+            let setting = env
+                .godebug
+                .and_then(|g| godebug_value(g, "containermaxprocs"));
+            let online = Some(cpus.online);
+            default_gomaxprocs(Some(version), setting, cpus.limit_millis, online)
+                .map_or(i64::from(cpus.online), |n| n as i64)
+        }
     };
     Start::Runs {
         gomaxprocs,
