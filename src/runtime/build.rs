@@ -100,14 +100,17 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
     if image.starts_with("ko://") {
         return None;
     }
+    let above = indexes_above(manifest.parent()?);
+    // Most manifests have no build in sight: nothing to match the image against.
+    if above.builds.is_empty() && above.own.is_none_or(|own| own.dockerfile.is_none()) {
+        return None;
+    }
     let repo = super::catalog::image_repo(image);
     let name = repo.rsplit('/').next().unwrap_or(repo);
     if name.is_empty() {
         return None;
     }
     let service = super::catalog::tag_service(image);
-    let dir = manifest.parent()?;
-    let above = indexes_above(dir);
     for index in &above.builds {
         let artifact = index.artifacts.iter().find(|(built, _)| {
             let last = built.rsplit('/').next().unwrap_or(built);

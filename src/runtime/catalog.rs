@@ -211,30 +211,40 @@ fn tokens(segment: &str) -> impl Iterator<Item = &str> {
 
 /// The catalog's names by kind of match, built once, so a lookup costs a few hash probes however
 /// large the catalog grows: exact names and path suffixes (`calico/node`) are found by the image's
-/// last path segment, `name-…` / `name_…` matches and prefixes (`csi-`) by its cuts at `-` or `_`.
+/// last path segment, `name-…` / `name_…` matches and prefixes (`csi-`) by the segment's head
+/// (its text before the first `-` or `_`), which such a name shares with every image it matches.
 struct Index {
     by_name: foldhash::HashMap<&'static str, &'static Entry>,
     /// Names with a `/`, by their last segment: `calico/node` under `node`.
     paths: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
-    /// Names ending with `-`, with the `-`.
-    prefixes: foldhash::HashMap<&'static str, &'static Entry>,
+    /// Names without a `/` by their head; prefixes keep their trailing `-`.
+    by_head: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
+}
+
+/// A name's text before its first `-` or `_`.
+fn head(name: &str) -> &str {
+    name.split(['-', '_']).next().unwrap_or(name)
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
         by_name: Default::default(),
         paths: Default::default(),
-        prefixes: Default::default(),
+        by_head: Default::default(),
     };
     for entry in &CATALOG.images {
         for name in &entry.names {
             let name = name.as_str();
             if let Some((_, last)) = name.rsplit_once('/') {
                 index.paths.entry(last).or_default().push((name, entry));
-            } else if name.ends_with('-') {
-                index.prefixes.entry(name).or_insert(entry);
-            } else {
+                continue;
+            }
+            if !name.ends_with('-') {
                 index.by_name.entry(name).or_insert(entry);
+            }
+            let heads = index.by_head.entry(head(name)).or_default();
+            if !heads.iter().any(|(n, _)| *n == name) {
+                heads.push((name, entry));
             }
         }
     }
@@ -273,21 +283,18 @@ pub fn lookup_repo(repo: &str) -> Option<(&'static Entry, &'static str)> {
             consider(entry, name);
         }
     }
-    // `name-…` and `name_…`: a non-Go program's name inside a wrapper's name (`redis-operator`)
-    // is no match.
+    // `name-…` and `name_…`, and prefixes (`csi-`): a non-Go program's name inside a wrapper's
+    // name (`redis-operator`) is no match.
     let wrapper = || tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
-    for (i, b) in last.bytes().enumerate() {
-        if b != b'-' && b != b'_' {
-            continue;
-        }
-        let found = [
-            index.by_name.get_key_value(&last[..i]),
-            index.prefixes.get_key_value(&last[..=i]),
-        ];
-        for (name, entry) in found.into_iter().flatten() {
-            if entry.is_go() || !wrapper() {
-                consider(entry, name);
-            }
+    for &(name, entry) in index.by_head.get(head(last)).into_iter().flatten() {
+        let matches = match name.strip_suffix('-') {
+            Some(_) => last.starts_with(name),
+            None => last
+                .strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with(['-', '_'])),
+        };
+        if matches && (entry.is_go() || !wrapper()) {
+            consider(entry, name);
         }
     }
     best

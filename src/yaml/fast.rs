@@ -214,6 +214,22 @@ struct Scan<'a> {
     depth: usize,
 }
 
+const CONTENT: u8 = 0;
+const SPACE: u8 = 1;
+const STOP: u8 = 2;
+
+/// How [`Scan::plain_line`] treats each byte: content, a space (content only if more follows), or
+/// one that may end the scalar (`\n`, `\r`, `#`, `:`).
+static PLAIN_LINE: [u8; 256] = {
+    let mut t = [CONTENT; 256];
+    t[b' ' as usize] = SPACE;
+    t[b'\n' as usize] = STOP;
+    t[b'\r' as usize] = STOP;
+    t[b'#' as usize] = STOP;
+    t[b':' as usize] = STOP;
+    t
+};
+
 fn is_break(x: u8) -> bool {
     x == b'\n' || x == b'\r'
 }
@@ -455,12 +471,17 @@ impl<'a> Scan<'a> {
         let mut p = at;
         let mut end = at;
         while p < b.len() {
-            match b[p] {
-                b'\n' | b'\r' => break,
-                b'#' if p > at && b[p - 1] == b' ' => break,
-                b':' if self.colon_ends(p + 1) => return (end, true),
-                b' ' => {}
-                _ => end = p + 1,
+            // Most bytes are content: one table load decides, and only the few that can end
+            // the scalar are looked at again.
+            match PLAIN_LINE[b[p] as usize] {
+                CONTENT => end = p + 1,
+                SPACE => {}
+                _ => match b[p] {
+                    b'\n' | b'\r' => break,
+                    b'#' if p > at && b[p - 1] == b' ' => break,
+                    b':' if self.colon_ends(p + 1) => return (end, true),
+                    _ => end = p + 1,
+                },
             }
             p += 1;
         }

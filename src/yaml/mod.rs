@@ -281,9 +281,7 @@ impl<'a, 't> Builder<'a, 't> {
     }
 
     fn comment(&mut self, r: Range<usize>) {
-        let line_start = self.text[..r.start - self.base]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
+        let line_start = crate::text::line_start(self.text, r.start - self.base);
         let own_line = self.text[line_start..r.start - self.base]
             .chars()
             .all(|c| c == ' ' || c == '\t' || c == '\u{feff}');
@@ -436,17 +434,21 @@ impl<'a, 't> Builder<'a, 't> {
         };
         let mut found = Vec::new();
         if entries.len() <= 16 {
-            // Every mapping is checked as it closes: small ones (nearly all) without allocating.
-            for (i, &(k, _)) in entries.iter().enumerate() {
+            // Every mapping is checked as it closes: small ones (nearly all) without allocating,
+            // each key read from its node once.
+            let mut keys = [("", 0 as NodeId); 16];
+            let mut seen = 0;
+            for &(k, _) in entries.iter() {
                 let Some(v) = key_of(k) else { continue };
-                if let Some(&(first, _)) = entries[..i].iter().find(|&&(f, _)| key_of(f) == Some(v))
-                {
+                if let Some(&(_, first)) = keys[..seen].iter().find(|(s, _)| *s == v) {
                     found.push(DuplicateKey {
                         first,
                         second: k,
                         doc,
                     });
                 }
+                keys[seen] = (v, k);
+                seen += 1;
             }
         } else {
             let keys: Vec<(NodeId, &str)> = entries
