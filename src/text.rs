@@ -1,7 +1,19 @@
-//! Message text written piece by piece. A lint run writes tens of thousands of messages, notes
-//! and fix titles, and `format!` spent more on walking its pieces and on each argument's
-//! formatting than on the text itself; these write the common pieces (integers, quoted names)
-//! straight into a `String`, with `[..].concat()` joining the rest.
+//! Small text helpers shared by the parser, the fixes and the outputs: where a line starts, lone
+//! carriage returns, and message pieces (integers, quoted names) written straight into a `String`.
+
+/// The offset where the line holding `pos` starts.
+pub fn line_start(text: &str, pos: usize) -> usize {
+    text[..pos].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Whether the text has a carriage return not followed by a line feed (an old Mac line break,
+/// which line-based output and edits would misplace).
+pub fn has_lone_cr(text: &str) -> bool {
+    let b = text.as_bytes();
+    b.iter()
+        .enumerate()
+        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+}
 
 /// Append an integer's decimal digits, as `{}` prints them.
 pub fn push_int(s: &mut String, n: impl itoa::Integer) {

@@ -8,6 +8,7 @@
 use crate::diagnostic::Edit;
 use crate::k8s::container::Container;
 use crate::source::Source;
+use crate::text::line_start;
 use crate::yaml::{IndentSteps, NodeId, NodeKind, Yaml};
 
 use super::{content_end, push_quoted, quote};
@@ -174,10 +175,6 @@ impl Indents {
             seq_indent: most(&seqs, unit),
         }
     }
-}
-
-fn line_start(text: &str, pos: usize) -> usize {
-    text[..pos].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// Offset just past the line break of the line holding `pos` (the text's end on the last line).

@@ -116,7 +116,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
             if round == 0 {
                 // YAML reads a lone CR as a line break, but the emitters place insertions by LF;
                 // rather than guess, such a file (classic Mac line ends) is left alone.
-                if has_lone_cr(&cur.text) {
+                if crate::text::has_lone_cr(&cur.text) {
                     let remaining = lint_source(cur, cfg, sel);
                     return Outcome {
                         text: original.clone(),
@@ -241,13 +241,6 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
 enum Step {
     Again(String),
     Settled(Vec<Diagnostic>, crate::lint::Stats),
-}
-
-fn has_lone_cr(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.iter()
-        .enumerate()
-        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
 }
 
 fn syntax_error(src: &Source, y: &Yaml) -> Option<String> {
@@ -445,7 +438,7 @@ fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
 /// The indentation of `pos`'s line: for `  - name: a` the dash's column (2), for `    name: a`
 /// the key's (4).
 fn first_column(text: &str, pos: usize) -> usize {
-    let start = text[..pos].rfind('\n').map_or(0, |i| i + 1);
+    let start = crate::text::line_start(text, pos);
     let line = &text[start..];
     line.len() - line.trim_start_matches(' ').len()
 }

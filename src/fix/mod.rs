@@ -74,7 +74,7 @@ pub fn replace_scalar(y: &Yaml, node: NodeId, new_value: &str) -> Option<Edit> {
 pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> Option<Edit> {
     let start = y.span(key).start;
     let end = content_end(y, value);
-    let line_start = src.text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::text::line_start(&src.text, start);
     if !src.text[line_start..start]
         .chars()
         .all(|c| c == ' ' || c == '\t')
@@ -120,7 +120,7 @@ pub fn content_end(y: &Yaml, node: NodeId) -> usize {
 /// None for flow sequences or items that share a line with something else.
 pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
     let start = y.span(item).start;
-    let line_start = src.text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = crate::text::line_start(&src.text, start);
     if src.text[line_start..start].trim() != "-" {
         return None;
     }
@@ -151,7 +151,7 @@ pub fn value_to_cpu_field_ref(src: &Source, y: &Yaml, var: &crate::k8s::EnvVar) 
         "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()
     } else {
         // Indent from the key's column: right whether the key starts its line or follows `- `.
-        let line_start = src.text[..range.start].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = crate::text::line_start(&src.text, range.start);
         block_field_ref(src, &" ".repeat(range.start - line_start))
     };
     Some(Edit { range, text })

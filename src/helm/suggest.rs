@@ -203,7 +203,7 @@ fn content(text: &str, y: &Yaml, n: NodeId) -> String {
     match &y.node(n).kind {
         NodeKind::Mapping { flow: false, .. } | NodeKind::Sequence { flow: false, .. } => {
             let end = crate::fix::content_end(y, n);
-            let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+            let line_start = crate::text::line_start(text, span.start);
             let column = span.start - line_start;
             let mut out = String::new();
             for line in text[line_start..end].lines() {

@@ -59,14 +59,6 @@ impl SourceCode for Text {
     }
 }
 
-/// A carriage return not followed by a line feed.
-fn has_lone_cr(text: &str) -> bool {
-    let b = text.as_bytes();
-    b.iter()
-        .enumerate()
-        .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
-}
-
 #[derive(Debug)]
 struct Report {
     message: String,
@@ -132,7 +124,10 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
         .reports
         .iter()
         .flat_map(|r| {
-            let lone_cr = r.source.as_ref().is_some_and(|s| has_lone_cr(&s.text));
+            let lone_cr = r
+                .source
+                .as_ref()
+                .is_some_and(|s| crate::text::has_lone_cr(&s.text));
             r.findings.iter().map(move |f| (r, lone_cr, f))
         })
         .collect();
@@ -296,7 +291,7 @@ mod tests {
         ];
         for t in texts {
             let src = Arc::new(Source::from_text(Origin::Stdin("-".into()), t.to_string()));
-            let text = Text(src, has_lone_cr(t));
+            let text = Text(src, crate::text::has_lone_cr(t));
             for start in 0..=t.len() {
                 for len in [0, 1, 3] {
                     let span = SourceSpan::new(start.into(), len.min(t.len() - start));
