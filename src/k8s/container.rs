@@ -519,7 +519,8 @@ impl<'y> Pod<'y> {
     }
 
     /// Guaranteed QoS with whole-core CPU requests in every container: the static CPU manager can
-    /// pin CPUs, which is a legitimate reason for CPU limits (§10.3).
+    /// pin CPUs, which is a legitimate reason for CPU limits (docs/semantics.md, CFS quota: static
+    /// CPU manager).
     pub fn is_guaranteed_whole_cores(&self, limit_ranges: &[&LimitRange<'y>]) -> bool {
         let mut any = false;
         for c in &self.containers {

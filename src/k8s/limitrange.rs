@@ -1,6 +1,6 @@
-//! LimitRange defaults (§11 of the semantics doc): the admission plugin fills a container's absent
-//! limits from `default` and absent requests from `defaultRequest`, after the LimitRange object
-//! itself was defaulted (`default` from `max`; `defaultRequest` from `default`, else `min`).
+//! LimitRange defaults (docs/semantics.md, LimitRange): the admission plugin fills a container's
+//! absent limits from `default` and absent requests from `defaultRequest`, after the LimitRange
+//! object itself was defaulted (`default` from `max`; `defaultRequest` from `default`, else `min`).
 //! Templates never show these values, so without them "no limit" findings would be false.
 
 use super::container::{EffectiveValue, QuantityValue, Resource, ValueOrigin};

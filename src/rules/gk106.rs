@@ -1,6 +1,7 @@
 //! GK106 go-env-from-unset-resource: a `resourceFieldRef` to a limit the container does not have
-//! yields the node's allocatable value (§7.2), to an unset request yields 0, and to a container
-//! that is not in the pod stops the container from starting (§7.3).
+//! yields the node's allocatable value (docs/semantics.md, env values from the downward API), to an
+//! unset request yields 0, and to a container that is not in the pod stops the container from
+//! starting (same section).
 
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;

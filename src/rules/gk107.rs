@@ -1,5 +1,5 @@
 //! GK107 gogc-off-without-gomemlimit: GOGC=off with no memory limit for the runtime means the GC
-//! never runs; the heap grows until the cgroup OOM-kills the container (§4).
+//! never runs; the heap grows until the cgroup OOM-kills the container (docs/semantics.md, GOGC).
 
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};

@@ -1,6 +1,6 @@
 //! GK108 godebug-madvdontneed: Go ≥ 1.16 already returns memory with MADV_DONTNEED on Linux, so
 //! `madvdontneed=1` is redundant; `madvdontneed=0` brings back MADV_FREE, whose freed pages stay in
-//! RSS and the working set the kubelet evicts by (§5).
+//! RSS and the working set the kubelet evicts by (docs/semantics.md, GODEBUG).
 
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};

@@ -1,5 +1,6 @@
 //! GK203 cpu-limit-throttling: a CPU limit that CFS will throttle at the parallelism the container
-//! actually uses (§10): P threads spend a quota of L × 100 ms in L × 100 / P ms of wall time.
+//! actually uses: P threads spend a quota of L × 100 ms in L × 100 / P ms of wall time
+//! (docs/semantics.md, CFS quota).
 
 use super::ContainerCtx;
 use crate::config::CpuLimits;
@@ -120,7 +121,8 @@ fn remove_limit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> 
     if y.is_alias(q.node) {
         return Err("not fixed automatically: the CPU limit is an alias".into());
     }
-    // Without the limit the downward API hands out the node's allocatable CPUs instead (§7.2).
+    // Without the limit the downward API hands out the node's allocatable CPUs instead
+    // (docs/semantics.md, env values from the downward API).
     let reader = cx.c.env.iter().find(|v| match &v.value {
         EnvValue::ResourceFieldRef(f) => {
             f.resource.is_some_and(|(r, _)| r == "limits.cpu")

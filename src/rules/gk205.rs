@@ -1,5 +1,6 @@
 //! GK205 gomaxprocs-invalid: the runtime silently ignores a GOMAXPROCS that is not a positive
-//! base-10 int32 (§2), and tens of thousands of Ps hang or crash it at start-up.
+//! base-10 int32 (docs/semantics.md, GOMAXPROCS), and tens of thousands of Ps hang or crash it at
+//! start-up.
 
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;

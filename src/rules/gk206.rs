@@ -1,5 +1,6 @@
-//! GK206 godebug-disables-container-maxprocs: `containermaxprocs=0` makes Go ≥ 1.25 ignore the
-//! CPU limit, `updatemaxprocs=0` stops it following changes; the last occurrence wins (§1.3).
+//! GK206 godebug-disables-container-maxprocs: `containermaxprocs=0` makes Go ≥ 1.25 ignore the CPU
+//! limit, `updatemaxprocs=0` stops it following changes; the last occurrence wins
+//! (docs/semantics.md, GOMAXPROCS).
 
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;

@@ -1,4 +1,5 @@
-//! GK301 gogc-invalid: the runtime replaces a GOGC it cannot parse with 100, silently (§4).
+//! GK301 gogc-invalid: the runtime replaces a GOGC it cannot parse with 100, silently
+//! (docs/semantics.md, GOGC).
 
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;

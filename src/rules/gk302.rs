@@ -1,6 +1,6 @@
 //! GK302 env-value-not-string: kubectl and Helm read YAML 1.1, where unquoted `off`, `4` or
 //! `0100` are a boolean and numbers; `EnvVar.value` is a string, so the API server rejects them,
-//! and typed clients turn `off` into "false" (§8.4).
+//! and typed clients turn `off` into "false" (docs/semantics.md, quantities and YAML).
 
 use super::ContainerCtx;
 use crate::diagnostic::Edit;
