@@ -105,12 +105,12 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
     if above.builds.is_empty() && above.own.is_none_or(|own| own.dockerfile.is_none()) {
         return None;
     }
-    let repo = super::catalog::image_repo(image);
+    let (repo, tag) = super::catalog::split_reference(image);
     let name = repo.rsplit('/').next().unwrap_or(repo);
     if name.is_empty() {
         return None;
     }
-    let service = super::catalog::tag_service(image);
+    let service = tag.and_then(super::catalog::service_of_tag);
     for index in &above.builds {
         let artifact = index.artifacts.iter().find(|(built, _)| {
             let last = built.rsplit('/').next().unwrap_or(built);

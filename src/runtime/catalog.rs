@@ -101,31 +101,18 @@ pub fn image_tag(image: &str) -> Option<&str> {
     split_reference(image).1
 }
 
-/// An image reference's repository (without registry) and its tag. Every container's image is
-/// read this way several times, so the split uses byte searches.
+/// An image reference's repository (without registry) and its tag.
 pub fn split_reference(image: &str) -> (&str, Option<&str>) {
-    let b = image.as_bytes();
-    let end = memchr::memchr(b'@', b).unwrap_or(b.len());
-    let last_slash = memchr::memrchr(b'/', &b[..end]).map_or(0, |i| i + 1);
+    let no_digest = image.split_once('@').map_or(image, |(name, _)| name);
     // A tag follows the first ':' after the last '/' (a registry port comes before a '/').
-    let (no_tag, tag) = match memchr::memchr(b':', &b[last_slash..end]) {
-        Some(i) => (
-            &image[..last_slash + i],
-            Some(&image[last_slash + i + 1..end]),
-        ),
-        None => (&image[..end], None),
+    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
+    let (no_tag, tag) = match no_digest[last_slash..].split_once(':') {
+        Some((name, tag)) => (&no_digest[..last_slash + name.len()], Some(tag)),
+        None => (no_digest, None),
     };
-    let repo = match memchr::memchr(b'/', &b[..last_slash]) {
-        Some(i) => {
-            let first = &b[..i];
-            let registry = first.iter().any(|&c| c == b'.' || c == b':') || first == b"localhost";
-            if registry {
-                &no_tag[i + 1..]
-            } else {
-                no_tag
-            }
-        }
-        None => no_tag,
+    let repo = match no_tag.split_once('/') {
+        Some((first, rest)) if first.contains(['.', ':']) || first == "localhost" => rest,
+        _ => no_tag,
     };
     (repo, tag.filter(|t| !t.is_empty()))
 }

@@ -100,11 +100,10 @@ fn downward_cpu(
         return None;
     }
     let n = (value.milli_value_ceil() + divisor - 1) / divisor;
-    let mut from = [" from resourceFieldRef ", resource].concat();
-    if let Some((text, _, _)) = &f.divisor {
-        from.push_str(" with divisor ");
-        from.push_str(text);
-    }
+    let from = match &f.divisor {
+        Some((text, _, _)) => format!(" from resourceFieldRef {resource} with divisor {text}"),
+        None => format!(" from resourceFieldRef {resource}"),
+    };
     Some((n, from))
 }
 
@@ -458,13 +457,10 @@ impl<'a> GoView<'a> {
         let says = |n: i128, mut why: String| {
             let running = throttle::at_once(n, cpu.node_cpus);
             if running < n {
-                why.push_str(", ");
-                why.push_str(itoa::Buffer::new().format(running));
-                why.push_str(" at a time on the node's CPUs");
+                why.push_str(&format!(", {running} at a time on the node's CPUs"));
             }
             Some(Threads { n, running, why })
         };
-        let n_is = |n: i128| ["GOMAXPROCS = ", itoa::Buffer::new().format(n)].concat();
         let limit = cpu.limit.map(throttle::limit_millis);
         let aware = self.is_go && self.adaptive_gomaxprocs();
         if self.is_go {
@@ -472,21 +468,20 @@ impl<'a> GoView<'a> {
                 let (text, from) = match &var.value {
                     crate::k8s::container::EnvValue::ResourceFieldRef(f) => {
                         let (value, from) = downward_cpu(f, c, cpu)?;
-                        (value.to_string(), Some(from))
+                        (value.to_string(), from)
                     }
-                    _ => (var.literal()?.to_string(), None),
+                    _ => (var.literal()?.to_string(), String::new()),
                 };
                 // A value the runtime ignores leaves its default in place.
                 if let GoMaxProcs::Set(n) = parse_gomaxprocs(&text, self.grammar()) {
-                    let n = i128::from(n);
-                    return says(n, [n_is(n), from.unwrap_or_default()].concat());
+                    return says(n.into(), format!("GOMAXPROCS = {n}{from}"));
                 }
             }
             if let (Some(l), true) = (limit, self.sizes_gomaxprocs.is_some() && !aware) {
                 // automaxprocs rounds the limit down, with at least one thread.
                 let n = (l / 1000).max(1);
-                let why = ", sized from the limit by the program itself";
-                return says(n, [n_is(n).as_str(), why].concat());
+                let why = format!("GOMAXPROCS = {n}, sized from the limit by the program itself");
+                return says(n, why);
             }
         }
         // The runtime's own default, as `process::start` (held against real toolchains) has it.
@@ -494,19 +489,16 @@ impl<'a> GoView<'a> {
         let setting = self.containermaxprocs().map(|(v, _)| v);
         let n = process::default_gomaxprocs(version, setting, limit, cpu.node_cpus)?;
         if aware && limit.is_some() {
-            let why = ", Go 1.25's default of max(2, ceil(limit))";
-            return says(n, [n_is(n).as_str(), why].concat());
+            return says(
+                n,
+                format!("GOMAXPROCS = {n}, Go 1.25's default of max(2, ceil(limit))"),
+            );
         }
-        let mut why = [
-            "one per node CPU, ",
-            itoa::Buffer::new().format(n),
-            " from node-cpus",
-        ]
-        .concat();
+        let mut why = format!("one per node CPU, {n} from node-cpus");
         if let Some(from) = self.is_go.then(|| self.containermaxprocs_off()).flatten() {
-            why.push_str("; containermaxprocs=0 in ");
-            why.push_str(from);
-            why.push_str(" turns Go 1.25's limit-aware default off");
+            why.push_str(&format!(
+                "; containermaxprocs=0 in {from} turns Go 1.25's limit-aware default off"
+            ));
         }
         says(n, why)
     }

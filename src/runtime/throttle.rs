@@ -1,6 +1,7 @@
 //! CFS bandwidth arithmetic (docs/semantics.md, CFS quota): a CPU limit L gives a quota of
 //! L × 100 ms per 100 ms period; P runnable threads spend it in L × 100 / P ms of wall time and
-//! then wait for the rest of the period. Kept in one place so that every message quotes the same numbers.
+//! then wait for the rest of the period. Kept in one place so that every message quotes the same
+//! numbers.
 
 use crate::k8s::Quantity;
 use crate::text::push_int;
