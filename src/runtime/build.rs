@@ -96,8 +96,8 @@ static DOCKERFILES: LazyLock<Mutex<foldhash::HashMap<PathBuf, Option<&'static Bu
 
 /// The build facts of `image` for a manifest at `manifest`. (Both caches live as long as the
 /// process and never forget, so their entries are leaked rather than counted.)
-pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
-    if image.starts_with("ko://") {
+pub fn facts(manifest: &Path, image: &super::catalog::ImageRef) -> Option<&'static BuildFacts> {
+    if image.image.starts_with("ko://") {
         return None;
     }
     let above = indexes_above(manifest.parent()?);
@@ -105,8 +105,7 @@ pub fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
     if above.builds.is_empty() && above.own.is_none_or(|own| own.dockerfile.is_none()) {
         return None;
     }
-    let (repo, tag) = super::catalog::split_reference(image);
-    let name = repo.rsplit('/').next().unwrap_or(repo);
+    let (repo, tag, name) = (image.repo, image.tag, image.name);
     if name.is_empty() {
         return None;
     }
@@ -730,6 +729,11 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         dir
+    }
+
+    /// [`super::facts`] for an image written out.
+    fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
+        super::facts(manifest, &crate::runtime::catalog::ImageRef::parse(image))
     }
 
     fn language(dir: &tempfile::TempDir, manifest: &str, image: &str) -> Option<&'static str> {

@@ -90,31 +90,46 @@ pub const WRAPPER_WORDS: &[&str] = &[
     "sidecar",
 ];
 
-/// The repository name of an image without registry, tag or digest: `docker.io/library/nginx:1.27`
-/// gives `library/nginx`.
+/// An image reference read once per container: the repository without registry, tag or digest
+/// (`docker.io/library/nginx:1.27` gives `library/nginx`), its last segment (`nginx`) and the tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImageRef<'a> {
+    pub image: &'a str,
+    pub repo: &'a str,
+    pub name: &'a str,
+    pub tag: Option<&'a str>,
+}
+
+impl<'a> ImageRef<'a> {
+    pub fn parse(image: &'a str) -> ImageRef<'a> {
+        let no_digest = image.split_once('@').map_or(image, |(name, _)| name);
+        // A tag follows the first ':' after the last '/' (a registry port comes before a '/').
+        let name_start = no_digest.rfind('/').map_or(0, |i| i + 1);
+        let (no_tag, tag) = match no_digest[name_start..].split_once(':') {
+            Some((name, tag)) => (&no_digest[..name_start + name.len()], Some(tag)),
+            None => (no_digest, None),
+        };
+        let repo = match no_tag.split_once('/') {
+            Some((first, rest)) if first.contains(['.', ':']) || first == "localhost" => rest,
+            _ => no_tag,
+        };
+        ImageRef {
+            image,
+            repo,
+            name: &no_tag[name_start..],
+            tag: tag.filter(|t| !t.is_empty()),
+        }
+    }
+}
+
+/// The repository name of an image: [`ImageRef::repo`].
 pub fn image_repo(image: &str) -> &str {
-    split_reference(image).0
+    ImageRef::parse(image).repo
 }
 
 /// The image's tag, if it has one.
 pub fn image_tag(image: &str) -> Option<&str> {
-    split_reference(image).1
-}
-
-/// An image reference's repository (without registry) and its tag.
-pub fn split_reference(image: &str) -> (&str, Option<&str>) {
-    let no_digest = image.split_once('@').map_or(image, |(name, _)| name);
-    // A tag follows the first ':' after the last '/' (a registry port comes before a '/').
-    let last_slash = no_digest.rfind('/').map_or(0, |i| i + 1);
-    let (no_tag, tag) = match no_digest[last_slash..].split_once(':') {
-        Some((name, tag)) => (&no_digest[..last_slash + name.len()], Some(tag)),
-        None => (no_digest, None),
-    };
-    let repo = match no_tag.split_once('/') {
-        Some((first, rest)) if first.contains(['.', ':']) || first == "localhost" => rest,
-        _ => no_tag,
-    };
-    (repo, tag.filter(|t| !t.is_empty()))
+    ImageRef::parse(image).tag
 }
 
 /// Words a tag adds to a version to name a build flavour, not a program.
@@ -241,17 +256,30 @@ static INDEX: LazyLock<Index> = LazyLock::new(|| {
 /// The catalog entry for an image, and the name that matched: the longest matching name wins, so
 /// `node-exporter` is not Node.js and `redis_exporter` is not Redis.
 pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
-    lookup_repo(image_repo(image))
+    lookup_ref(&ImageRef::parse(image))
 }
 
-/// [`lookup`] for a repository already split off its reference ([`split_reference`]).
+/// [`lookup`] for a reference already read.
+pub fn lookup_ref(r: &ImageRef) -> Option<(&'static Entry, &'static str)> {
+    if r.repo.bytes().any(|b| b.is_ascii_uppercase()) {
+        return lookup_repo(r.repo);
+    }
+    lookup_lowercase(r.repo, r.name)
+}
+
+/// [`lookup`] for a repository name alone (a tag's service: `checkout`).
 pub fn lookup_repo(repo: &str) -> Option<(&'static Entry, &'static str)> {
-    let repo: std::borrow::Cow<str> = if repo.bytes().any(|b| b.is_ascii_uppercase()) {
-        repo.to_ascii_lowercase().into()
-    } else {
-        repo.into()
-    };
-    let last = repo.rsplit('/').next().unwrap_or(&repo);
+    fn last(repo: &str) -> &str {
+        repo.rsplit('/').next().unwrap_or(repo)
+    }
+    if repo.bytes().any(|b| b.is_ascii_uppercase()) {
+        let lower = repo.to_ascii_lowercase();
+        return lookup_lowercase(&lower, last(&lower));
+    }
+    lookup_lowercase(repo, last(repo))
+}
+
+fn lookup_lowercase(repo: &str, last: &str) -> Option<(&'static Entry, &'static str)> {
     let index = &*INDEX;
     let mut best: Option<(&'static Entry, &'static str)> = None;
     let mut consider = |entry: &'static Entry, name: &'static str| {
@@ -304,10 +332,10 @@ pub fn tag_release(tag: &str) -> Option<(u32, u32, u32)> {
 /// Whether an image's release is at least `since`: Some(true/false) when the tag names a release,
 /// Some(true) for no tag, `latest` and the tags of a development branch's tip (`main`, `master`,
 /// `edge`, `nightly`), which are newer than every release; None when the tag says nothing.
-pub fn release_at_least(image: &str, since: &str) -> Option<bool> {
-    let Some(tag) = image_tag(image) else {
+pub fn release_at_least(image: &ImageRef, since: &str) -> Option<bool> {
+    let Some(tag) = image.tag else {
         // An image pinned only by digest: no release to read.
-        return (!image.contains('@')).then_some(true);
+        return (!image.image.contains('@')).then_some(true);
     };
     if matches!(
         tag,
@@ -354,6 +382,14 @@ mod tests {
         let lang = |image: &str| lookup(image).map(|(e, _)| e.language.as_str());
         assert_eq!(image_repo("docker.io/library/nginx:1.27"), "library/nginx");
         assert_eq!(image_repo("localhost:5000/api@sha256:abc"), "api");
+        for (image, name) in [
+            ("nginx:1.27", "nginx"),
+            ("reg.io:5000/team/api:2.0-go", "api"),
+            ("localhost:5000/api@sha256:abc", "api"),
+            ("ghcr.io/a/b/c", "c"),
+        ] {
+            assert_eq!(ImageRef::parse(image).name, name, "{image}");
+        }
         let cases = [
             ("nginx", "nginx", None),
             ("nginx:1.27", "nginx", Some("1.27")),
@@ -408,6 +444,7 @@ mod tests {
         assert_eq!(tag_release("1.25"), Some((1, 25, 0)));
         assert_eq!(tag_release("latest"), None);
         assert_eq!(tag_release("20240101"), None);
+        let release_at_least = |image, since| release_at_least(&ImageRef::parse(image), since);
         assert_eq!(
             release_at_least("prom/prometheus:v3.1.0", "3.0.0"),
             Some(true)

@@ -306,17 +306,16 @@ impl<'a> GoView<'a> {
             (Some(import), Some(path)) => gomod::main_package(path, import),
             _ => None,
         };
-        let entry = c
-            .image
-            .and_then(|i| {
-                let (repo, tag) = catalog::split_reference(i);
-                catalog::lookup_repo(repo).or_else(|| {
-                    let service = tag.and_then(catalog::service_of_tag)?;
+        let image = c.image.map(catalog::ImageRef::parse);
+        let entry = image
+            .and_then(|r| {
+                catalog::lookup_ref(&r).or_else(|| {
+                    let service = r.tag.and_then(catalog::service_of_tag)?;
                     catalog::lookup_repo(service)
                 })
             })
             .map(|(e, _)| e);
-        let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, entry, manifest);
+        let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, image, entry, manifest);
         // A Go service built by a Dockerfile in the tree: its module, as for `ko://`.
         let main = match why_go {
             WhyGo::Build(b) if main.is_none() => b.main.clone(),
@@ -335,9 +334,9 @@ impl<'a> GoView<'a> {
         if version.is_none() {
             if let Some(g) = main.as_ref().and_then(|m| m.go) {
                 (version, why_version) = (Some(g), WhyVersion::GoMod);
-            } else if let (Some(e), Some(image)) = (entry.filter(|e| e.is_go()), c.image) {
+            } else if let (Some(e), Some(image)) = (entry.filter(|e| e.is_go()), image) {
                 if let Some(since) = &e.go_1_25_since {
-                    if catalog::release_at_least(image, since) == Some(true) {
+                    if catalog::release_at_least(&image, since) == Some(true) {
                         (version, why_version) = (Some(GO_1_25), WhyVersion::Catalog(e));
                     }
                 }
@@ -358,6 +357,7 @@ impl<'a> GoView<'a> {
             view.sizes_gomaxprocs = view.sizing(
                 c,
                 &cfg.sizes_gomaxprocs,
+                image,
                 entry,
                 |x| x.gomaxprocs.as_ref(),
                 |f| f.gomaxprocs.as_ref(),
@@ -365,6 +365,7 @@ impl<'a> GoView<'a> {
             view.sizes_gomemlimit = view.sizing(
                 c,
                 &cfg.sizes_gomemlimit,
+                image,
                 entry,
                 |x| x.gomemlimit.as_ref(),
                 |f| f.gomemlimit.as_ref(),
@@ -379,6 +380,7 @@ impl<'a> GoView<'a> {
         &self,
         c: &'a Container,
         globs: &'a crate::config::Globs,
+        image: Option<catalog::ImageRef>,
         entry: Option<&'static catalog::Entry>,
         of_entry: impl Fn(&'static catalog::Entry) -> Option<&'static catalog::SelfSizing>,
         of_framework: impl Fn(&'static catalog::Framework) -> Option<&'static catalog::SelfSizing>,
@@ -399,10 +401,10 @@ impl<'a> GoView<'a> {
                 return Some(Sizing::Import(f));
             }
         }
-        let (entry, image) = (entry?, c.image?);
+        let (entry, image) = (entry?, image?);
         let sizing = of_entry(entry)?;
         let new_enough = match &sizing.since {
-            Some(since) => catalog::release_at_least(image, since) == Some(true),
+            Some(since) => catalog::release_at_least(&image, since) == Some(true),
             None => true,
         };
         new_enough.then_some(Sizing::Catalog { entry, sizing })
@@ -600,6 +602,7 @@ fn detect_go<'a>(
     annotations: &[Option<NodeId>; 2],
     c: &'a Container,
     cfg: &'a Config,
+    reference: Option<catalog::ImageRef<'a>>,
     entry: Option<&'static catalog::Entry>,
     manifest: Option<&std::path::Path>,
 ) -> (bool, Option<&'a str>, WhyGo<'a>) {
@@ -631,7 +634,8 @@ fn detect_go<'a>(
     if let Some(signs::CommandSign::Program { word, language }) = command {
         return by(language, WhyGo::Command { word, language });
     }
-    if let Some(image) = c.image {
+    if let Some(r) = reference {
+        let image = r.image;
         if image.starts_with("ko://") {
             return by(
                 "go",
@@ -645,7 +649,7 @@ fn detect_go<'a>(
         if let Some(entry) = entry {
             return by(&entry.language, WhyGo::Catalog { image, entry });
         }
-        if let Some((word, language)) = signs::image_sign(image) {
+        if let Some((word, language)) = signs::reference_sign(&r) {
             return by(
                 language,
                 WhyGo::ImageName {
@@ -658,8 +662,8 @@ fn detect_go<'a>(
     }
     // The repository's own build of the image: looked for only when nothing in the manifest
     // spoke, as it means reading the tree.
-    if let (Some(image), Some(path)) = (c.image, manifest) {
-        if let Some(b) = build::facts(path, image) {
+    if let (Some(r), Some(path)) = (reference, manifest) {
+        if let Some(b) = build::facts(path, &r) {
             return by(b.language, WhyGo::Build(b));
         }
     }

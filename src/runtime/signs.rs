@@ -5,6 +5,7 @@
 
 use crate::k8s::container::Container;
 use crate::yaml::{NodeId, Yaml};
+use std::sync::LazyLock;
 
 /// Environment variables that another runtime reads: exact names, then prefixes.
 const OTHER_ENV: &[(&str, &str)] = &[
@@ -363,11 +364,15 @@ const IMAGE_WORDS: &[(&str, &str)] = &[
 /// word in the repository path, or `py3`/`jdk` in the tag. Tools named after the runtime they
 /// wrap (`jupyter-operator`) are not counted.
 pub fn image_sign(image: &str) -> Option<(&'static str, &'static str)> {
-    if image.starts_with("ko://") {
+    reference_sign(&super::catalog::ImageRef::parse(image))
+}
+
+/// [`image_sign`] for a reference already read.
+pub fn reference_sign(r: &super::catalog::ImageRef) -> Option<(&'static str, &'static str)> {
+    if r.image.starts_with("ko://") {
         return Some(("ko://", "go"));
     }
-    let repo = super::catalog::image_repo(image);
-    let last = repo.rsplit('/').next().unwrap_or(repo);
+    let (repo, last) = (r.repo, r.name);
     // `python3`, `jdk17`: a version glued to the name.
     fn words(s: &str) -> impl Iterator<Item = &str> {
         s.split(['/', '-', '_', '.'])
@@ -377,16 +382,15 @@ pub fn image_sign(image: &str) -> Option<(&'static str, &'static str)> {
     if words(last).any(|t| super::catalog::WRAPPER_WORDS.iter().any(|w| is(t, w))) {
         return None;
     }
-    static BY_WORD: std::sync::LazyLock<foldhash::HashMap<&str, &str>> =
-        std::sync::LazyLock::new(|| IMAGE_WORDS.iter().copied().collect());
+    static BY_WORD: LazyLock<foldhash::HashMap<&str, &str>> =
+        LazyLock::new(|| IMAGE_WORDS.iter().copied().collect());
     // Image names are lowercase (the reference grammar allows no other), so an exact match.
     for token in words(repo) {
         if let Some((w, lang)) = BY_WORD.get_key_value(token) {
             return Some((w, lang));
         }
     }
-    let tag = super::catalog::image_tag(image)?;
-    for token in tag.split(['-', '_']) {
+    for token in r.tag?.split(['-', '_']) {
         let name = token.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
         if ["py", "python"].iter().any(|w| is(name, w)) {
             return Some(("py", "python"));
