@@ -350,9 +350,9 @@ const STREAM_BATCH: usize = 512;
 
 /// `--format json` streams: files are linted in batches in output order, each file's findings are
 /// rendered to JSON on the thread that linted it, and a writer thread writes each batch while the
-/// next one is linted (writing 18 MB to a file took a fifth of a run when the linting threads
-/// waited for it). At most two batches are in flight, so memory does not grow with the number of
-/// files. The bytes are those of `output::json::write`.
+/// next one is linted, so the linting threads never wait for the output. At most two batches are
+/// in flight, so memory does not grow with the number of files. The bytes are those of
+/// `output::json::write`.
 fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
     let mut order: Vec<(String, &Input)> = p
         .inputs

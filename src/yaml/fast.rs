@@ -133,7 +133,7 @@ fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
     let shift = all.nodes.len() as NodeId;
     let docs = all.docs.len();
     // Copied on every thread, each into its own part of the list: the copy lands in fresh memory,
-    // and the kernel's zeroing of those pages was most of a large stream's time on one thread.
+    // which the kernel zeroes first, and on one thread that was a large stream's longest wait.
     use rayon::prelude::*;
     all.nodes
         .par_extend(piece.nodes.into_par_iter().map(|mut node| {

@@ -244,12 +244,9 @@ const NODES_PER_LINE_X2: usize = 5;
 impl<'a, 't> Builder<'a, 't> {
     fn new(text: &'t str, base: usize) -> Self {
         let mut y = Yaml::default();
-        // Reserved up front, so that the node list is not copied while it doubles (each copy of a
-        // large list lands in fresh memory, which the kernel zeroes first). Manifests hold about
-        // two nodes per line whatever their line length: 2.1 in the median file of the shared
-        // corpus, the fixtures and the bench corpus, at most 2.3 in the 95th percentile. Bytes
-        // per node vary fourfold (7 to 36), and sizing by them, as this did before, left half of
-        // the bench corpus's files one doubling short.
+        // Reserved up front, so that the node list is not copied while it doubles (each copy
+        // lands in fresh memory, which the kernel zeroes first). Manifests hold about two nodes
+        // per line whatever their line length (docs/performance.md).
         let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count();
         y.nodes.reserve(lines * NODES_PER_LINE_X2 / 2 + 16);
         Builder {
@@ -805,8 +802,8 @@ impl<'a> Yaml<'a> {
 }
 
 /// Whether two keys are equal, compared inline: keys are short, and most keys of a mapping have
-/// the length of some wanted key, so `==` called memcmp for most of them (200,000 calls on the
-/// benchmark's 10,000 documents), which cost more than comparing two words.
+/// the length of some wanted key, so `==` called memcmp for most of them, which costs more than
+/// comparing two words (docs/performance.md).
 #[inline(always)]
 pub fn key_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
