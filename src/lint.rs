@@ -8,8 +8,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::config::Config;
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
-use crate::k8s::container::{Pod, QuantityValue};
+use crate::diagnostic::Diagnostic;
+use crate::k8s::container::Pod;
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{self, ConfigMap, Object};
 use crate::rules::registry::{self, Check, RULES};
@@ -97,7 +97,7 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
             .into_owned();
     let src = Source::from_text(origin.clone(), prefix);
     let (line, col) = src.line_col(src.text.len());
-    let d = Diagnostic::new("GK000", Severity::Error, 0..0, err.message());
+    let d = crate::rules::gk000::undecodable(err.message());
     FileReport {
         name,
         origin,
@@ -209,35 +209,12 @@ pub fn check_file(
         ..Stats::default()
     };
 
-    for (i, doc) in y.docs.iter().enumerate() {
-        if let Some(e) = &doc.error {
-            let mut d = Diagnostic::new(
-                "GK000",
-                Severity::Error,
-                e.offset..e.offset,
-                format!("invalid YAML: {}", e.message),
-            );
-            d.document = i;
-            if src.text.contains("{{") {
-                d = d.note("this looks like a Helm template: render it first, e.g. `helm template RELEASE CHART | golint-k8s lint -`");
-            }
-            diags.push(d);
-            owners.push(None);
-        }
+    let rules = Rules::enabled(sel, cfg);
+    let file = crate::rules::FileCtx { src, y };
+    for check in &rules.file {
+        check(&file, &mut diags);
     }
-    for dup in &y.duplicates {
-        let first_line = src.line_col(y.span(dup.first).start).0;
-        let key = y.str(dup.second).unwrap_or("");
-        let mut d = Diagnostic::new(
-            "GK001",
-            Severity::Error,
-            y.span(dup.second),
-            format!("duplicate key {key:?} (first on line {first_line}): strict validation rejects the object, and tools that accept it silently keep only one of the values"),
-        );
-        d.document = dup.doc;
-        diags.push(d);
-        owners.push(None);
-    }
+    owners.resize(diags.len(), None);
 
     // Helm's `# Source:` comment names the template each document was rendered from: one shared
     // copy per document, given to the objects' findings as they are checked (in parallel in a
@@ -274,15 +251,6 @@ pub fn check_file(
     let mut suppressions = suppress::from_comments(src, y);
     let fx = crate::fix::emit::Emitter::new(src, y);
 
-    let container_rules: Vec<_> = RULES
-        .iter()
-        .filter(|r| sel.enabled(r.code, cfg))
-        .filter_map(|r| match r.check {
-            Check::Container(f) => Some(f),
-            Check::Engine => None,
-        })
-        .collect();
-
     // Objects are independent: a stream of thousands (one `helm template` of a platform) is
     // checked on several threads. Results are joined in object order, as one pass would make them.
     let manifest = match &src.origin {
@@ -291,20 +259,19 @@ pub fn check_file(
         Origin::Stdin(name) if name != "-" => Some(std::path::Path::new(name.as_str())),
         Origin::Stdin(_) => None,
     };
-    let file = FileCtx {
+    let checker = ObjectChecker {
         y,
         src,
         cfg,
-        sel,
         manifest,
         partial: manifest.is_some_and(k8s::kustomize::is_patch),
         fx: &fx,
         limit_ranges: &limit_ranges,
         config_maps: &config_maps,
-        container_rules: &container_rules,
+        rules: &rules,
         templates: &templates,
     };
-    let check = |(doc, obj): &(usize, Object)| file.check_object(*doc, obj);
+    let check = |(doc, obj): &(usize, Object)| checker.check_object(*doc, obj);
     let checked: Vec<ObjectFindings> = if objects.len() >= PARALLEL_OBJECTS {
         objects.par_iter().map(check).collect()
     } else {
@@ -349,7 +316,15 @@ pub fn check_file(
         !suppressed
     });
     let mut kept = diags;
-    kept.extend(suppression_findings(src, &suppressions, cfg, sel));
+    let ran = |code: &str| sel.enabled(code, cfg);
+    let on_suppressions = crate::rules::SuppressionCtx {
+        src,
+        suppressions: &suppressions,
+        ran: &ran,
+    };
+    for check in &rules.suppressions {
+        check(&on_suppressions, &mut kept);
+    }
     if !cfg.rules.is_empty() {
         for d in &mut kept {
             if let Some(Some(sev)) = cfg.rules.get(d.code) {
@@ -441,12 +416,37 @@ struct ObjectFindings<'y> {
     self_sizing: usize,
 }
 
+/// The checks of the selected rules, by what they judge.
+#[derive(Default)]
+struct Rules {
+    file: Vec<registry::FileCheck>,
+    object: Vec<registry::ObjectCheck>,
+    container: Vec<registry::ContainerCheck>,
+    suppressions: Vec<registry::SuppressionCheck>,
+}
+
+impl Rules {
+    fn enabled(sel: &Selection, cfg: &Config) -> Rules {
+        let mut rules = Rules::default();
+        for rule in RULES.iter().filter(|r| sel.enabled(r.code, cfg)) {
+            for check in rule.checks {
+                match *check {
+                    Check::File(f) => rules.file.push(f),
+                    Check::Object(f) => rules.object.push(f),
+                    Check::Container(f) => rules.container.push(f),
+                    Check::Suppressions(f) => rules.suppressions.push(f),
+                }
+            }
+        }
+        rules
+    }
+}
+
 /// What every object of one file is checked against.
-struct FileCtx<'f, 'y> {
+struct ObjectChecker<'f, 'y> {
     y: &'f Yaml<'y>,
     src: &'f Source,
     cfg: &'f Config,
-    sel: &'f Selection,
     /// The linted file, when it is one: `ko://` images find their Go source from here.
     manifest: Option<&'f std::path::Path>,
     /// The file is a Kustomize patch (a partial object).
@@ -454,23 +454,22 @@ struct FileCtx<'f, 'y> {
     fx: &'f crate::fix::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
     config_maps: &'f [ConfigMap],
-    container_rules: &'f [registry::ContainerCheck],
+    rules: &'f Rules,
     templates: &'f [Option<Arc<str>>],
 }
 
-impl FileCtx<'_, '_> {
+impl ObjectChecker<'_, '_> {
     fn check_object(&self, doc: usize, obj: &Object) -> ObjectFindings<'_> {
-        let FileCtx {
+        let ObjectChecker {
             y,
             src,
             cfg,
-            sel,
             manifest,
             partial,
             fx,
             limit_ranges,
             config_maps,
-            container_rules,
+            rules,
             templates,
         } = *self;
         let mut out = ObjectFindings {
@@ -482,16 +481,11 @@ impl FileCtx<'_, '_> {
             self_sizing: 0,
         };
         let diags = &mut out.diags;
-        if obj.kind == "LimitRange" && sel.enabled("GK109", cfg) {
-            for (k, v) in LimitRange::memory_nodes(y, obj) {
-                if let Some(msg) =
-                    QuantityValue::read(y, k, v).and_then(|q| crate::rules::gk109_problem(y, &q))
-                {
-                    diags.push(Diagnostic::new("GK109", Severity::Warning, y.span(v), msg));
-                    out.owners.push(Some((obj.root, None)));
-                }
-            }
+        let on_object = crate::rules::ObjectCtx { y, object: obj };
+        for check in &rules.object {
+            check(&on_object, diags);
         }
+        out.owners.resize(diags.len(), Some((obj.root, None)));
         let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
             finish(diags, doc, obj, templates);
             return out;
@@ -522,7 +516,7 @@ impl FileCtx<'_, '_> {
                 config_maps,
                 fx,
             };
-            for check in container_rules {
+            for check in &rules.container {
                 check(&cx, diags);
             }
             out.assumed_go += usize::from(cx.go.is_go && cx.go.assumed());
@@ -616,85 +610,10 @@ pub fn source_templates(text: &str, y: &Yaml) -> Vec<Option<Arc<str>>> {
     out
 }
 
-/// GK901 for codes that silenced nothing, GK902 for names that are no rule.
-fn suppression_findings(
-    src: &Source,
-    sups: &[Suppression],
-    cfg: &Config,
-    sel: &Selection,
-) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for s in sups {
-        for c in &s.codes {
-            match c.code {
-                None if sel.enabled("GK902", cfg) => {
-                    let mut d = Diagnostic::new(
-                        "GK902",
-                        registry::by_code("GK902").severity,
-                        s.span.clone(),
-                        format!("suppression names {:?}, which is not a golint-k8s rule (see `golint-k8s rules`)", c.written),
-                    );
-                    d.document = s.doc;
-                    out.push(d);
-                }
-                // A suppression for a rule that did not run this time is not "unused".
-                Some(code)
-                    if !c.used
-                        && code != "GK901"
-                        && sel.enabled(code, cfg)
-                        && sel.enabled("GK901", cfg) =>
-                {
-                    let all_unused = s.codes.iter().all(|c| !c.used);
-                    let mut d = Diagnostic::new(
-                        "GK901",
-                        registry::by_code("GK901").severity,
-                        s.span.clone(),
-                        format!("suppression of {code} matched no finding"),
-                    );
-                    d.document = s.doc;
-                    if all_unused && matches!(s.scope, Scope::Line(_) | Scope::Document(_)) {
-                        d = d.with_fix(remove_comment(src, s.span.clone()).map(|e| Fix {
-                            applicability: Applicability::Safe,
-                            title: "remove the unused suppression".into(),
-                            edits: vec![e],
-                        }));
-                    }
-                    out.push(d);
-                }
-                _ => {}
-            }
-        }
-    }
-    out
-}
-
-/// Remove a comment: the whole line when it stands alone, else the comment and the blanks before it.
-fn remove_comment(src: &Source, span: std::ops::Range<usize>) -> Option<Edit> {
-    let line = src.line_index(span.start);
-    let lr = src.line_range(line);
-    let before = &src.text[lr.start..span.start];
-    if before.trim().is_empty() {
-        let next = src.line_range(line + 1).start.max(lr.end);
-        let end = if line + 1 < src.line_count() {
-            next
-        } else {
-            lr.end
-        };
-        return Some(Edit {
-            range: lr.start..end,
-            text: String::new(),
-        });
-    }
-    let trimmed = before.trim_end_matches([' ', '\t']).len();
-    Some(Edit {
-        range: lr.start + trimmed..span.end,
-        text: String::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Severity;
 
     #[test]
     fn sorting_by_permutation_keeps_the_stable_order() {

@@ -1,9 +1,10 @@
 //! GK109 suspicious-memory-quantity: `memory: 100m` is a tenth of a byte (the milli suffix, almost
 //! always meant as `100Mi`), and an unquoted `0100` is octal 64 to kubectl's YAML 1.1 reader.
 
-use super::ContainerCtx;
+use super::{ContainerCtx, ObjectCtx};
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::QuantityValue;
+use crate::k8s::limitrange::LimitRange;
 use crate::yaml::{Yaml, Yaml11};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
@@ -31,8 +32,20 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// What is wrong with a memory quantity, if anything. Shared with the engine for LimitRanges.
-pub fn problem(y: &Yaml, q: &QuantityValue) -> Option<String> {
+/// A LimitRange's memory defaults, minimums and maximums: containers get them without writing them.
+pub fn check_limit_range(cx: &ObjectCtx, out: &mut Vec<Diagnostic>) {
+    if cx.object.kind != "LimitRange" {
+        return;
+    }
+    for (k, v) in LimitRange::memory_nodes(cx.y, cx.object) {
+        if let Some(msg) = QuantityValue::read(cx.y, k, v).and_then(|q| problem(cx.y, &q)) {
+            out.push(cx.diag("GK109", v, msg));
+        }
+    }
+}
+
+/// What is wrong with a memory quantity, if anything.
+fn problem(y: &Yaml, q: &QuantityValue) -> Option<String> {
     let text = q.text.trim();
     if text.ends_with('m') {
         let quantity = q.quantity?;

@@ -1,9 +1,13 @@
-//! Rules: one file per rule, each a function over one container in its pod, with everything it
-//! needs already worked out (effective values, the Go view, the config). The table that names
-//! them is in [`registry`].
+//! Rules: one file per rule, each a function over what it judges, with everything it needs already
+//! worked out. Most judge one container in its pod (effective values, the Go view, the config);
+//! a few judge a whole file's parse (GK000, GK001), an object (GK109's LimitRanges) or the file's
+//! suppressions once every other rule has run (GK901, GK902). The table that names them, and says
+//! which kind each check is, is in [`registry`].
 
 pub mod registry;
 
+pub mod gk000;
+mod gk001;
 mod gk101;
 mod gk102;
 mod gk103;
@@ -23,6 +27,8 @@ mod gk301;
 mod gk302;
 mod gk303;
 mod gk401;
+mod gk901;
+mod gk902;
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
@@ -33,6 +39,68 @@ use crate::runtime::GoView;
 use crate::source::Source;
 use crate::text::push_debug;
 use crate::yaml::{NodeId, Yaml};
+
+/// Everything a file rule may look at: the text and its parse.
+pub struct FileCtx<'a, 'y> {
+    pub src: &'a Source,
+    pub y: &'a Yaml<'y>,
+}
+
+impl FileCtx<'_, '_> {
+    /// A finding at a byte range, with the rule's default severity.
+    pub fn diag(
+        &self,
+        code: &'static str,
+        range: std::ops::Range<usize>,
+        message: String,
+    ) -> Diagnostic {
+        Diagnostic::new(code, registry::by_code(code).severity, range, message)
+    }
+}
+
+/// Everything an object rule may look at.
+pub struct ObjectCtx<'a, 'y> {
+    pub y: &'a Yaml<'y>,
+    pub object: &'a Object<'a>,
+}
+
+impl ObjectCtx<'_, '_> {
+    /// A finding at a node, with the rule's default severity.
+    pub fn diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
+        Diagnostic::new(
+            code,
+            registry::by_code(code).severity,
+            self.y.span(node),
+            message,
+        )
+    }
+}
+
+/// A file's suppressions once every other rule has run over it, each code marked when it
+/// silenced a finding.
+pub struct SuppressionCtx<'a> {
+    pub src: &'a Source,
+    pub suppressions: &'a [crate::suppress::Suppression],
+    /// Whether a rule ran on this file (selected, and not turned off by its config).
+    pub ran: &'a dyn Fn(&str) -> bool,
+}
+
+impl SuppressionCtx<'_> {
+    /// A finding on a suppression, with the rule's default severity.
+    pub fn diag(
+        &self,
+        code: &'static str,
+        s: &crate::suppress::Suppression,
+        message: String,
+    ) -> Diagnostic {
+        Diagnostic::new(
+            code,
+            registry::by_code(code).severity,
+            s.span.clone(),
+            message,
+        )
+    }
+}
 
 /// Everything a container rule may look at.
 pub struct ContainerCtx<'a, 'y> {
@@ -159,5 +227,3 @@ impl ContainerCtx<'_, '_> {
         })
     }
 }
-
-pub use gk109::problem as gk109_problem;

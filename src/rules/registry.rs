@@ -22,13 +22,21 @@ impl FixKind {
 }
 
 pub type ContainerCheck = fn(&ContainerCtx, &mut Vec<Diagnostic>);
+pub type ObjectCheck = fn(&ObjectCtx, &mut Vec<Diagnostic>);
+pub type FileCheck = fn(&FileCtx, &mut Vec<Diagnostic>);
+pub type SuppressionCheck = fn(&SuppressionCtx, &mut Vec<Diagnostic>);
 
+/// What a check judges, and so when the engine runs it.
 #[derive(Clone, Copy)]
 pub enum Check {
-    /// Runs once per container of every pod spec.
+    /// Once per parsed file: its syntax errors and duplicate keys.
+    File(FileCheck),
+    /// Once per Kubernetes object.
+    Object(ObjectCheck),
+    /// Once per container of every pod spec.
     Container(ContainerCheck),
-    /// Produced by the engine itself (syntax, duplicate keys, suppressions, quantities outside containers).
-    Engine,
+    /// Once per file, over its suppressions, after every other check.
+    Suppressions(SuppressionCheck),
 }
 
 pub struct Rule {
@@ -39,7 +47,8 @@ pub struct Rule {
     pub applies_to: &'static str,
     pub summary: &'static str,
     pub doc: &'static str,
-    pub check: Check,
+    /// Most rules have one check; GK109 judges containers and LimitRanges alike.
+    pub checks: &'static [Check],
 }
 
 macro_rules! rule {
@@ -52,77 +61,78 @@ macro_rules! rule {
             applies_to: $applies,
             summary: $summary,
             doc: include_str!(concat!("../../rules/", $code, "-", $name, ".md")),
-            check: $check,
+            checks: $check,
         }
     };
 }
 
 pub static RULES: &[Rule] = &[
     rule!("GK000", "invalid-yaml", Error, None, "every document",
-        "the document is not valid YAML (or not text)", Check::Engine),
+        "the document is not valid YAML (or not text)", &[Check::File(gk000::check)]),
     rule!("GK001", "duplicate-key", Error, None, "every mapping",
-        "a mapping repeats a key; kubectl rejects it and other tools keep either value", Check::Engine),
+        "a mapping repeats a key; kubectl rejects it and other tools keep either value",
+        &[Check::File(gk001::check)]),
     rule!("GK101", "memory-limit-without-gomemlimit", Warning, Safe, "Go containers",
         "memory limit without GOMEMLIMIT: the GC paces by GOGC alone and the container is OOM-killed",
-        Check::Container(gk101::check)),
+        &[Check::Container(gk101::check)]),
     rule!("GK102", "memory-request-not-equal-limit", Warning, Unsafe, "all containers",
         "memory request below the limit: the pod is evicted and OOM-scored by usage above the request",
-        Check::Container(gk102::check)),
+        &[Check::Container(gk102::check)]),
     rule!("GK103", "gomemlimit-exceeds-memory-limit", Error, Safe, "Go containers",
         "GOMEMLIMIT at or above the memory limit (no headroom), or far below it (stale)",
-        Check::Container(gk103::check)),
+        &[Check::Container(gk103::check)]),
     rule!("GK104", "gomemlimit-malformed", Error, Safe, "Go containers",
         "GOMEMLIMIT the Go runtime rejects: the process dies at start-up",
-        Check::Container(gk104::check)),
+        &[Check::Container(gk104::check)]),
     rule!("GK105", "go-env-divisor-mismatch", Error, Safe, "Go containers",
         "resourceFieldRef divisor that changes the unit Go reads (GOMEMLIMIT in MiB read as bytes)",
-        Check::Container(gk105::check)),
+        &[Check::Container(gk105::check)]),
     rule!("GK106", "go-env-from-unset-resource", Warning, None, "Go containers",
         "GOMEMLIMIT/GOMAXPROCS from a resource the container does not set (node allocatable or 0)",
-        Check::Container(gk106::check)),
+        &[Check::Container(gk106::check)]),
     rule!("GK107", "gogc-off-without-gomemlimit", Error, Safe, "Go containers",
         "GOGC=off with no GOMEMLIMIT: the heap grows until the OOM kill",
-        Check::Container(gk107::check)),
+        &[Check::Container(gk107::check)]),
     rule!("GK108", "godebug-madvdontneed", Warning, Safe, "Go containers",
         "GODEBUG madvdontneed: redundant (=1) or inflating RSS and misleading eviction (=0)",
-        Check::Container(gk108::check)),
+        &[Check::Container(gk108::check)]),
     rule!("GK109", "suspicious-memory-quantity", Warning, None, "all containers",
         "memory quantity with a milli suffix (100m = 0.1 byte) or read as octal (0100 = 64)",
-        Check::Container(gk109::check)),
+        &[Check::Container(gk109::check), Check::Object(gk109::check_limit_range)]),
     rule!("GK201", "cpu-limit-without-gomaxprocs", Warning, Safe, "Go containers, Go < 1.25 or unknown",
         "CPU limit without GOMAXPROCS: Go runs a thread per node CPU and burns the CFS quota early",
-        Check::Container(gk201::check)),
+        &[Check::Container(gk201::check)]),
     rule!("GK202", "gomaxprocs-exceeds-cpu-limit", Warning, Safe, "Go containers",
         "GOMAXPROCS above the CPU limit: more threads than the quota can feed",
-        Check::Container(gk202::check)),
+        &[Check::Container(gk202::check)]),
     rule!("GK203", "cpu-limit-throttling", Warning, Unsafe, "all containers",
         "CPU limit that CFS will throttle at the parallelism the container uses",
-        Check::Container(gk203::check)),
+        &[Check::Container(gk203::check)]),
     rule!("GK204", "gomaxprocs-pinned-on-adaptive-go", Info, Unsafe, "Go containers, Go >= 1.25",
         "static GOMAXPROCS on Go >= 1.25 turns off the runtime's own limit tracking",
-        Check::Container(gk204::check)),
+        &[Check::Container(gk204::check)]),
     rule!("GK205", "gomaxprocs-invalid", Warning, None, "Go containers",
         "GOMAXPROCS the runtime ignores (0, negative, not an integer) or absurdly large",
-        Check::Container(gk205::check)),
+        &[Check::Container(gk205::check)]),
     rule!("GK206", "godebug-disables-container-maxprocs", Warning, Safe, "Go containers, Go >= 1.25",
         "GODEBUG containermaxprocs=0 or updatemaxprocs=0 turns off container-aware GOMAXPROCS",
-        Check::Container(gk206::check)),
+        &[Check::Container(gk206::check)]),
     rule!("GK301", "gogc-invalid", Warning, None, "Go containers",
         "GOGC the runtime silently replaces with 100",
-        Check::Container(gk301::check)),
+        &[Check::Container(gk301::check)]),
     rule!("GK302", "env-value-not-string", Error, Safe, "all containers",
         "unquoted env value that YAML 1.1 types as a number, boolean or null",
-        Check::Container(gk302::check)),
+        &[Check::Container(gk302::check)]),
     rule!("GK303", "duplicate-env", Warning, None, "all containers",
         "the same env var twice (the last wins), or disagreeing with envFrom",
-        Check::Container(gk303::check)),
+        &[Check::Container(gk303::check)]),
     rule!("GK401", "missing-requests", Warning, None, "all containers",
         "no effective CPU or memory request: no scheduling guarantee",
-        Check::Container(gk401::check)),
+        &[Check::Container(gk401::check)]),
     rule!("GK901", "unused-suppression", Info, Safe, "suppressions",
-        "a suppression that matched no finding", Check::Engine),
+        "a suppression that matched no finding", &[Check::Suppressions(gk901::check)]),
     rule!("GK902", "unknown-rule-in-suppression", Warning, None, "suppressions",
-        "a suppression that names no known rule", Check::Engine),
+        "a suppression that names no known rule", &[Check::Suppressions(gk902::check)]),
 ];
 
 /// A rule by code (`GK101`, any case) or name (`memory-limit-without-gomemlimit`).
