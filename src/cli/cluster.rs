@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::lint::LintArgs;
-use super::{FailOn, Format};
+use super::lint::ReportArgs;
 
 #[derive(Args, Debug, Clone)]
 pub struct ClusterArgs {
@@ -29,37 +29,11 @@ pub struct ClusterArgs {
     /// Seconds each request to the API server may take.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub timeout: u64,
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Write the report to this file instead of standard output.
-    #[arg(long, short = 'o')]
-    pub output: Option<PathBuf>,
-    /// Use this config file instead of looking for .golint-k8s.yaml from the current folder.
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Only these rules (codes, names or blocks like GK2), comma-separated or repeated.
-    #[arg(long, value_delimiter = ',')]
-    pub select: Vec<String>,
-    /// Skip these rules (codes, names or blocks like GK2), comma-separated or repeated.
-    #[arg(long, value_delimiter = ',')]
-    pub ignore: Vec<String>,
-    /// Exit 1 when a finding has at least this severity.
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
-    /// Go version of the containers (e.g. 1.25), unless an annotation says otherwise.
-    #[arg(long)]
-    pub go_version: Option<String>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// CPUs of the nodes [default: the largest node's CPU capacity, listed from the cluster].
     #[arg(long)]
     pub node_cpus: Option<u32>,
-    #[arg(long)]
-    pub no_color: bool,
-    /// Print nothing but the findings (no summary line).
-    #[arg(long, short = 'q')]
-    pub quiet: bool,
-    /// Print the number of findings per rule.
-    #[arg(long)]
-    pub statistics: bool,
 }
 
 impl ClusterArgs {
@@ -68,18 +42,9 @@ impl ClusterArgs {
     fn lint_args(&self) -> LintArgs {
         LintArgs {
             paths: Vec::new(),
-            format: self.format,
-            output: self.output.clone(),
-            config: self.config.clone(),
-            select: self.select.clone(),
-            ignore: self.ignore.clone(),
-            fail_on: self.fail_on,
-            go_version: self.go_version.clone(),
+            report: self.report.clone(),
             node_cpus: self.node_cpus,
-            no_color: self.no_color,
             stdin_filename: None,
-            quiet: self.quiet,
-            statistics: self.statistics,
             helm: None,
             values: Vec::new(),
             set: Vec::new(),

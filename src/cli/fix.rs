@@ -123,7 +123,7 @@ pub fn run(a: FixArgs) -> i32 {
     let summary = summary(&a, &results);
     let pending = i32::from(results.iter().any(|r| r.changed));
     let machine = matches!(
-        a.common.format,
+        a.common.report.format,
         Format::Json | Format::Sarif | Format::Github
     );
     if a.check && machine {
@@ -131,7 +131,7 @@ pub fn run(a: FixArgs) -> i32 {
         let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
         let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
         let code = report(&a.common, reports, Some(&fixed), had_error);
-        if !a.common.quiet {
+        if !a.common.report.quiet {
             say!("{summary}");
         }
         return if code == 2 { 2 } else { pending };
@@ -152,7 +152,7 @@ pub fn run(a: FixArgs) -> i32 {
                 return 2;
             }
         }
-        if !a.common.quiet {
+        if !a.common.report.quiet {
             say!("{summary}");
         }
         return if had_error { 2 } else { pending };
@@ -160,7 +160,7 @@ pub fn run(a: FixArgs) -> i32 {
     let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
     let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
     let code = report(&a.common, reports, Some(&fixed), had_error);
-    if !a.common.quiet {
+    if !a.common.report.quiet {
         say!("{summary}");
     }
     code
@@ -421,7 +421,7 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
             return 2;
         }
     }
-    if !a.common.quiet {
+    if !a.common.report.quiet {
         eprint_findings(std::slice::from_ref(&f.report));
         say!("{}", summary(a, std::slice::from_ref(&f)));
     }
@@ -431,7 +431,7 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     if a.diff || a.check {
         return i32::from(f.changed);
     }
-    let threshold = super::lint::threshold(a.common.fail_on);
+    let threshold = super::lint::threshold(a.common.report.fail_on);
     i32::from(
         f.report
             .findings
@@ -526,7 +526,7 @@ fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
             x.origin.describe()
         );
     }
-    if !a.common.quiet {
+    if !a.common.report.quiet {
         say!(
             "{} of {} fixes expressed as values; {} left for the templates; nothing was written",
             in_values.len(),

@@ -21,11 +21,11 @@ use std::sync::Arc;
 /// Below this many files a run takes well under a second: no progress line.
 const PROGRESS_MIN_FILES: usize = 2000;
 
+/// What every command that reports findings shares: which rules, which config, which Go, and how
+/// the report is written and judged.
 #[derive(Args, Debug, Clone)]
-pub struct LintArgs {
-    /// Files or directories to lint; - reads standard input.
-    #[arg(default_value = ".")]
-    pub paths: Vec<String>,
+pub struct ReportArgs {
+    /// How findings are written.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the report to this file instead of standard output.
@@ -46,20 +46,30 @@ pub struct LintArgs {
     /// Go version of the containers (e.g. 1.25), unless an annotation says otherwise.
     #[arg(long)]
     pub go_version: Option<String>,
-    /// CPUs of the nodes, for the throttling numbers.
-    #[arg(long)]
-    pub node_cpus: Option<u32>,
+    /// No colours, even on a terminal.
     #[arg(long)]
     pub no_color: bool,
-    /// Name standard input in output and find its config from there.
-    #[arg(long)]
-    pub stdin_filename: Option<String>,
     /// Print nothing but the findings (no summary line).
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Print the number of findings per rule.
     #[arg(long)]
     pub statistics: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct LintArgs {
+    /// Files or directories to lint; - reads standard input.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// CPUs of the nodes, for the throttling numbers.
+    #[arg(long)]
+    pub node_cpus: Option<u32>,
+    /// Name standard input in output and find its config from there.
+    #[arg(long)]
+    pub stdin_filename: Option<String>,
     /// Render this Helm chart with `helm template` and lint the output; findings point back at
     /// the template line and the values key behind them.
     #[arg(long, value_name = "CHART")]
@@ -102,12 +112,12 @@ fn selection(a: &LintArgs) -> Result<Selection, String> {
         Ok(set)
     };
     Ok(Selection {
-        select: if a.select.is_empty() {
+        select: if a.report.select.is_empty() {
             None
         } else {
-            Some(resolve(&a.select)?)
+            Some(resolve(&a.report.select)?)
         },
-        ignore: resolve(&a.ignore)?,
+        ignore: resolve(&a.report.ignore)?,
     })
 }
 
@@ -130,7 +140,12 @@ pub type Loaded = Option<(Result<Source, Box<DecodeFailure>>, Arc<Config>)>;
 /// code of a usage error.
 pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
     let sel = selection(a).map_err(|m| usage(&m))?;
-    let go_version = match a.go_version.as_deref().map(|v| (v, GoVersion::parse(v))) {
+    let go_version = match a
+        .report
+        .go_version
+        .as_deref()
+        .map(|v| (v, GoVersion::parse(v)))
+    {
         None => None,
         Some((_, Some(v))) => Some(v),
         Some((v, None)) => {
@@ -142,7 +157,7 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
     if a.node_cpus == Some(0) {
         return Err(usage("--node-cpus must be 1 or more"));
     }
-    let explicit = match &a.config {
+    let explicit = match &a.report.config {
         Some(p) => match Config::load(p) {
             Ok(c) => Some(c),
             Err(e) => {
@@ -300,7 +315,7 @@ pub fn run(a: LintArgs) -> i32 {
     if progress {
         say_raw!("golint-k8s: linting {} files…", p.inputs.len());
     }
-    if a.format == Format::Json {
+    if a.report.format == Format::Json {
         let code = run_json_streamed(&a, &p);
         if progress {
             say_raw!("\r\x1b[K");
@@ -309,7 +324,7 @@ pub fn run(a: LintArgs) -> i32 {
     }
     // Only the human format shows source snippets; the others drop each file's text as soon as
     // it is linted, so memory stays bounded by the findings, not by the size of the inputs.
-    let keep_source = a.format == Format::Human;
+    let keep_source = a.report.format == Format::Human;
     let (reports, errors) = p.map_inputs(|loaded, cfg| {
         let mut report = lint_loaded(&p, loaded, cfg);
         if !keep_source {
@@ -361,7 +376,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
         .collect();
     // The same order as the collected formats: by name, stable.
     order.sort_by(|x, y| x.0.cmp(&y.0));
-    let threshold = threshold(a.fail_on);
+    let threshold = threshold(a.report.fail_on);
     let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Option<Linted>>>(1);
     let (result, had_error, failing) = std::thread::scope(|s| {
         let writer = s.spawn(move || write_batches(a, received));
@@ -376,7 +391,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
                     };
                     let report = lint_loaded(p, loaded, &cfg);
                     // Only `--statistics` counts findings by rule.
-                    let codes: Vec<&'static str> = match a.statistics {
+                    let codes: Vec<&'static str> = match a.report.statistics {
                         true => report.findings.iter().map(|f| f.diagnostic.code).collect(),
                         false => Vec::new(),
                     };
@@ -444,7 +459,7 @@ fn write_batches(
             stream.push_all(&mut buf, &fragments)?;
         }
         stream.finish(&mut buf, stats, None)?;
-        if a.statistics {
+        if a.report.statistics {
             say_raw!("{}", statistics(&counts));
         }
         buf.flush()
@@ -499,9 +514,9 @@ pub fn report(
         fixed,
     };
 
-    let to_terminal = a.output.is_none() && std::io::stdout().is_terminal();
-    let color = to_terminal && !a.no_color && std::env::var_os("NO_COLOR").is_none();
-    let threshold = threshold(a.fail_on);
+    let to_terminal = a.report.output.is_none() && std::io::stdout().is_terminal();
+    let color = to_terminal && !a.report.no_color && std::env::var_os("NO_COLOR").is_none();
+    let threshold = threshold(a.report.fail_on);
     exit_code(write_output(a, &run, color), had_error, || {
         reports
             .iter()
@@ -539,7 +554,7 @@ pub fn threshold(f: FailOn) -> Severity {
 }
 
 fn open_output(a: &LintArgs) -> std::io::Result<Box<dyn Write>> {
-    Ok(match &a.output {
+    Ok(match &a.report.output {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     })
@@ -560,7 +575,7 @@ fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
     }
     let written = (|| -> std::io::Result<()> {
         let mut out = open_output(a)?;
-        if a.format == Format::Json {
+        if a.report.format == Format::Json {
             #[derive(serde::Serialize)]
             struct Doc<'a> {
                 version: u32,
@@ -606,7 +621,7 @@ fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
                     writeln!(out, "    sizes GOMEMLIMIT itself: {s}")?;
                 }
             }
-            if !a.quiet {
+            if !a.report.quiet {
                 let assumed = rows.iter().filter(|r| r.runtime.assumed).count();
                 writeln!(
                     out,
@@ -635,7 +650,7 @@ fn statistics(counts: &std::collections::BTreeMap<&'static str, usize>) -> Strin
 
 fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
     let mut buf = open_output(a)?;
-    match a.format {
+    match a.report.format {
         Format::Human => {
             let width = terminal_width().unwrap_or(100);
             output::human::write(
@@ -643,11 +658,11 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
                 &output::human::Options {
                     color,
                     width,
-                    summary: !a.quiet,
+                    summary: !a.report.quiet,
                 },
                 &mut buf,
             )?;
-            if run.reports.iter().all(|r| r.findings.is_empty()) && !a.quiet {
+            if run.reports.iter().all(|r| r.findings.is_empty()) && !a.report.quiet {
                 writeln!(
                     buf,
                     "no problems found in {} file{}",
@@ -658,7 +673,7 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
         }
         Format::Concise => {
             output::concise::write(run, &mut buf)?;
-            if !a.quiet {
+            if !a.report.quiet {
                 writeln!(buf, "{}", output::human::summary_line(run))?;
             }
         }
@@ -666,14 +681,17 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
         Format::Sarif => output::sarif::write(run, &mut buf)?,
         Format::Github => output::github::write(run, &mut buf)?,
     }
-    if a.statistics {
+    if a.report.statistics {
         let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
         for f in run.reports.iter().flat_map(|r| &r.findings) {
             *counts.entry(f.diagnostic.code).or_default() += 1;
         }
         // Statistics go to stderr for machine formats so that stdout stays parseable.
         let text = statistics(&counts);
-        if matches!(a.format, Format::Json | Format::Sarif | Format::Github) {
+        if matches!(
+            a.report.format,
+            Format::Json | Format::Sarif | Format::Github
+        ) {
             say_raw!("{text}");
         } else {
             buf.write_all(text.as_bytes())?;
