@@ -153,6 +153,8 @@ pub struct ConfigError {
     pub message: String,
 }
 
+impl std::error::Error for ConfigError {}
+
 impl std::fmt::Display for ConfigError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

@@ -14,6 +14,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod diagnostic;
+pub mod error;
 pub mod fix;
 pub mod helm;
 pub mod k8s;

@@ -1237,14 +1237,15 @@ fn stray_files(dir: &Path) -> Vec<String> {
 #[cfg(unix)]
 #[test]
 fn write_atomic_refuses_stale_and_read_only_files() {
-    use golint_k8s::fix::write::write_atomic;
+    use golint_k8s::fix::write::{write_atomic, WriteError};
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("a.yaml");
 
     write(&path, "edited by someone else\n");
     let err = write_atomic(&path, b"what fix read\n", "fixed\n").unwrap_err();
-    assert!(err.contains("changed on disk"), "{err}");
+    assert!(matches!(err, WriteError::Changed), "{err}");
+    assert!(err.to_string().contains("changed on disk"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), b"edited by someone else\n");
     // A file that grew or shrank by a byte, or only gained a BOM, is just as stale.
     for now in [
@@ -1260,7 +1261,8 @@ fn write_atomic_refuses_stale_and_read_only_files() {
     write(&path, "original\n");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
     let err = write_atomic(&path, b"original\n", "fixed\n").unwrap_err();
-    assert!(err.contains("read-only"), "{err}");
+    assert!(matches!(err, WriteError::ReadOnly), "{err}");
+    assert!(err.to_string().contains("read-only"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), b"original\n");
 
     let gone = dir.path().join("gone.yaml");

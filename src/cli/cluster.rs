@@ -70,14 +70,11 @@ pub fn run(a: ClusterArgs) -> i32 {
     let la = a.lint_args();
     let p = match super::lint::prepare(&la) {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(e) => return super::fail(e),
     };
     let cfg = match p.finder.for_file(std::path::Path::new("cluster")) {
         Ok(c) => c,
-        Err(e) => {
-            say!("error: invalid config: {e}");
-            return 2;
-        }
+        Err(e) => return super::fail(e.into()),
     };
     let target = fetch::Target {
         kubeconfig: a.kubeconfig.clone(),
@@ -98,10 +95,7 @@ pub fn run(a: ClusterArgs) -> i32 {
     }
     let listing = match listing {
         Ok(l) => l,
-        Err(e) => {
-            say!("error: {e}");
-            return 2;
-        }
+        Err(e) => return super::fail(crate::error::Error::Cluster(e)),
     };
     if let Some(e) = &listing.nodes_error {
         say!("note: node sizes unknown, so the throttling numbers use node-cpus from the config: {e}");

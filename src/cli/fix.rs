@@ -87,7 +87,7 @@ impl FileFix {
 pub fn run(a: FixArgs) -> i32 {
     let p = match prepare(&a.common) {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(e) => return super::fail(e),
     };
     if let Some(chart) = &p.chart {
         if a.common.helm.is_some() {

@@ -10,6 +10,7 @@ use rayon::prelude::*;
 use super::{FailOn, Format};
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::diagnostic::Severity;
+use crate::error::Error;
 use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
 use crate::output::{self, Run};
 use crate::rules::registry;
@@ -97,15 +98,15 @@ pub struct LintArgs {
     pub parse_only: bool,
 }
 
-fn selection(a: &LintArgs) -> Result<Selection, String> {
-    let resolve = |list: &[String]| -> Result<HashSet<&'static str>, String> {
+fn selection(a: &LintArgs) -> Result<Selection, Error> {
+    let resolve = |list: &[String]| -> Result<HashSet<&'static str>, Error> {
         let mut set = HashSet::new();
         for s in list.iter().filter(|s| !s.trim().is_empty()) {
             let m = registry::matching(s);
             if m.is_empty() {
-                return Err(format!(
+                return Err(Error::Usage(format!(
                     "unknown rule or rule block {s:?} (see `golint-k8s rules`)"
-                ));
+                )));
             }
             set.extend(m.into_iter().map(|r| r.code));
         }
@@ -136,10 +137,9 @@ pub struct Prepared {
 /// One input, read and decoded, with its config; `None` when the config excludes it.
 pub type Loaded = Option<(Result<Source, Box<DecodeFailure>>, Arc<Config>)>;
 
-/// Check the arguments, find the inputs and report what could not be walked. `Err` is the exit
-/// code of a usage error.
-pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
-    let sel = selection(a).map_err(|m| usage(&m))?;
+/// Check the arguments, find the inputs and report what could not be walked.
+pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
+    let sel = selection(a)?;
     let go_version = match a
         .report
         .go_version
@@ -149,24 +149,15 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
         None => None,
         Some((_, Some(v))) => Some(v),
         Some((v, None)) => {
-            return Err(usage(&format!(
+            return Err(Error::Usage(format!(
                 "--go-version must look like 1.25, not {v:?}"
             )))
         }
     };
     if a.node_cpus == Some(0) {
-        return Err(usage("--node-cpus must be 1 or more"));
+        return Err(Error::Usage("--node-cpus must be 1 or more".into()));
     }
-    let explicit = match &a.report.config {
-        Some(p) => match Config::load(p) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                say!("error: invalid config: {e}");
-                return Err(2);
-            }
-        },
-        None => None,
-    };
+    let explicit = a.report.config.as_deref().map(Config::load).transpose()?;
     let finder = ConfigFinder::new(
         explicit,
         Overrides {
@@ -177,25 +168,16 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, i32> {
 
     let chart = match a.helm.as_ref().or(a.chart.as_ref()) {
         None => None,
-        Some(dir) => match crate::helm::Chart::open(dir) {
-            Ok(c) => Some(c),
-            Err(e) => return Err(usage(&e)),
-        },
+        Some(dir) => Some(crate::helm::Chart::open(dir).map_err(Error::Helm)?),
     };
     if let (Some(dir), Some(c)) = (&a.helm, &chart) {
         if a.paths != ["."] {
-            return Err(usage(
-                "--helm renders the chart and lints that; give no other paths with it",
+            return Err(Error::Usage(
+                "--helm renders the chart and lints that; give no other paths with it".into(),
             ));
         }
         let release = a.release.as_deref().unwrap_or("release-name");
-        let bytes = match crate::helm::render(dir, release, &a.values, &a.set) {
-            Ok(b) => b,
-            Err(e) => {
-                say!("error: {e}");
-                return Err(2);
-            }
-        };
+        let bytes = crate::helm::render(dir, release, &a.values, &a.set).map_err(Error::Helm)?;
         return Ok(Prepared {
             sel,
             finder,
@@ -240,8 +222,8 @@ impl Prepared {
         }
     }
 
-    /// Read and decode one input and find its config. `Err` is a message for standard error.
-    pub fn load(&self, input: &Input) -> Result<Loaded, String> {
+    /// Read and decode one input and find its config.
+    pub fn load(&self, input: &Input) -> Result<Loaded, Error> {
         let origin = self.origin(input);
         let (config_path, bytes) = match input {
             Input::Stdin => {
@@ -251,21 +233,24 @@ impl Prepared {
                     .lock()
                     .take(crate::source::MAX_FILE_BYTES + 1)
                     .read_to_end(&mut buf)
-                    .map_err(|e| format!("{}: cannot read standard input: {e}", self.stdin_name))?;
+                    .map_err(|e| Error::Input {
+                        name: self.stdin_name.clone(),
+                        message: format!("cannot read standard input: {e}"),
+                    })?;
                 (PathBuf::from(&self.stdin_name), buf)
             }
             Input::File { path, .. } => {
-                let b = read_capped(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let b = read_capped(path).map_err(|e| Error::Input {
+                    name: path.display().to_string(),
+                    message: e.to_string(),
+                })?;
                 (path.clone(), b)
             }
             Input::Rendered {
                 config_path, bytes, ..
             } => (config_path.clone(), bytes.clone()),
         };
-        let cfg = self
-            .finder
-            .for_file(&config_path)
-            .map_err(|e| format!("invalid config: {e}"))?;
+        let cfg = self.finder.for_file(&config_path)?;
         if let Input::File { path, walked: true } = input {
             if excluded(&cfg, path) {
                 return Ok(None);
@@ -277,11 +262,11 @@ impl Prepared {
 
 impl Prepared {
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
-    /// Inputs that cannot be read come back as messages for standard error.
+    /// Inputs that cannot be read come back as errors.
     pub fn map_inputs<T: Send>(
         &self,
         f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
-    ) -> (Vec<T>, Vec<String>) {
+    ) -> (Vec<T>, Vec<Error>) {
         let errors = std::sync::Mutex::new(Vec::new());
         let out = self
             .inputs
@@ -302,7 +287,7 @@ impl Prepared {
 pub fn run(a: LintArgs) -> i32 {
     let p = match prepare(&a) {
         Ok(p) => p,
-        Err(code) => return code,
+        Err(e) => return super::fail(e),
     };
     // A progress line only where a person watches and the wait is noticeable.
     if a.parse_only {
@@ -424,7 +409,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
 
 /// One file's JSON, counts, codes and whether a finding reaches `--fail-on`; or why it could not
 /// be read.
-type Linted = Result<(output::json::Fragment, Stats, Vec<&'static str>, bool), String>;
+type Linted = Result<(output::json::Fragment, Stats, Vec<&'static str>, bool), Error>;
 
 /// The writer half of [`run_json_streamed`]: (write result, had an error, failing).
 fn write_batches(

@@ -18,6 +18,12 @@ macro_rules! say_raw {
     }};
 }
 
+/// Report an error on standard error and give the exit code it ends the command with.
+pub fn fail(e: crate::error::Error) -> i32 {
+    say!("error: {e}");
+    e.exit_code()
+}
+
 pub mod cluster;
 pub mod fix;
 pub mod lint;

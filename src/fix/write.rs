@@ -6,35 +6,56 @@
 use std::io::Write;
 use std::path::Path;
 
+/// Why a fixed file was not written back; in every case the file is as it was.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("the file is read-only; left unchanged")]
+    ReadOnly,
+    #[error("the file changed on disk while it was being fixed; left unchanged")]
+    Changed,
+    #[error("the file has no parent directory")]
+    NoParent,
+    #[error("cannot keep the file's owner ({0}); left unchanged rather than taking it over")]
+    Owner(std::io::Error),
+    #[error("cannot {doing}: {source}")]
+    Io {
+        doing: &'static str,
+        source: std::io::Error,
+    },
+}
+
+/// An I/O failure while doing something, as [`WriteError::Io`].
+fn doing(doing: &'static str) -> impl FnOnce(std::io::Error) -> WriteError {
+    move |source| WriteError::Io { doing, source }
+}
+
 /// Replace the file at `path`, whose content was `original` when it was read, with `new`.
-pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), String> {
+pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), WriteError> {
     // Write through a symlink to its target, so the link itself stays a link.
-    let target = std::fs::canonicalize(path).map_err(|e| format!("cannot resolve: {e}"))?;
-    let meta = std::fs::metadata(&target).map_err(|e| format!("cannot read metadata: {e}"))?;
+    let target = std::fs::canonicalize(path).map_err(doing("resolve"))?;
+    let meta = std::fs::metadata(&target).map_err(doing("read metadata"))?;
     if meta.permissions().readonly() {
-        return Err("the file is read-only; left unchanged".into());
+        return Err(WriteError::ReadOnly);
     }
-    let now = std::fs::read(&target).map_err(|e| format!("cannot re-read: {e}"))?;
+    let now = std::fs::read(&target).map_err(doing("re-read"))?;
     if now != original {
-        return Err("the file changed on disk while it was being fixed; left unchanged".into());
+        return Err(WriteError::Changed);
     }
-    let dir = target
-        .parent()
-        .ok_or_else(|| "the file has no parent directory".to_string())?;
+    let dir = target.parent().ok_or(WriteError::NoParent)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".golint-k8s-")
         .suffix(".tmp")
         .tempfile_in(dir)
-        .map_err(|e| format!("cannot create a temporary file next to it: {e}"))?;
+        .map_err(doing("create a temporary file next to it"))?;
     tmp.write_all(new.as_bytes())
         .and_then(|()| tmp.as_file().set_permissions(meta.permissions()))
-        .map_err(|e| format!("cannot write the temporary file: {e}"))?;
+        .map_err(doing("write the temporary file"))?;
     keep_owner(tmp.as_file(), &meta)?;
     tmp.as_file()
         .sync_all()
-        .map_err(|e| format!("cannot flush the temporary file: {e}"))?;
+        .map_err(doing("flush the temporary file"))?;
     tmp.persist(&target)
-        .map_err(|e| format!("cannot replace the file: {}", e.error))?;
+        .map_err(|e| doing("replace the file")(e.error))?;
     // Make the rename itself durable; not every file system lets a directory be synced.
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
@@ -43,20 +64,16 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), Strin
 }
 
 #[cfg(unix)]
-fn keep_owner(tmp: &std::fs::File, meta: &std::fs::Metadata) -> Result<(), String> {
+fn keep_owner(tmp: &std::fs::File, meta: &std::fs::Metadata) -> Result<(), WriteError> {
     use std::os::unix::fs::MetadataExt;
-    let mine = tmp
-        .metadata()
-        .map_err(|e| format!("cannot read the temporary file: {e}"))?;
+    let mine = tmp.metadata().map_err(doing("read the temporary file"))?;
     if mine.uid() == meta.uid() && mine.gid() == meta.gid() {
         return Ok(());
     }
-    std::os::unix::fs::fchown(tmp, Some(meta.uid()), Some(meta.gid())).map_err(|e| {
-        format!("cannot keep the file's owner ({e}); left unchanged rather than taking it over")
-    })
+    std::os::unix::fs::fchown(tmp, Some(meta.uid()), Some(meta.gid())).map_err(WriteError::Owner)
 }
 
 #[cfg(not(unix))]
-fn keep_owner(_: &std::fs::File, _: &std::fs::Metadata) -> Result<(), String> {
+fn keep_owner(_: &std::fs::File, _: &std::fs::Metadata) -> Result<(), WriteError> {
     Ok(())
 }
