@@ -76,6 +76,17 @@ pub struct ObjectRef {
     pub name: Option<String>,
 }
 
+/// Where a finding's document came from when a file is not the whole story. Each output format
+/// renders it in one `match`, so a new input source is a new variant the compiler walks every
+/// format through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Provenance {
+    /// Rendered Helm output, mapped back to its chart's template line and values key.
+    Chart(ChartOrigin),
+    /// An object listed from a live cluster (`golint-k8s cluster`).
+    Cluster(ClusterRef),
+}
+
 /// Where in a chart a finding of its rendered output comes from (see [`crate::helm`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChartOrigin {
@@ -166,12 +177,9 @@ pub struct Diagnostic {
     pub source_template: Option<std::sync::Arc<str>>,
     /// The runtime the container was judged to run, and why; shared by its findings.
     pub runtime: Option<std::sync::Arc<RuntimeInfo>>,
-    /// The template line and values key behind a finding in rendered Helm output, when the
-    /// chart's sources were given. (Boxed, as `cluster`: most findings have neither, and a
+    /// Where its document came from beyond the file. (Boxed: most findings have none, and a
     /// diagnostic is moved many times on its way to the output.)
-    pub chart: Option<Box<ChartOrigin>>,
-    /// The object and field in a live cluster (`golint-k8s cluster`).
-    pub cluster: Option<Box<ClusterRef>>,
+    pub provenance: Option<Box<Provenance>>,
     pub fix: Option<Fix>,
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.
@@ -196,10 +204,25 @@ impl Diagnostic {
             container: None,
             source_template: None,
             runtime: None,
-            chart: None,
-            cluster: None,
+            provenance: None,
             fix: None,
             related: Vec::new(),
+        }
+    }
+
+    /// The chart behind a finding in rendered Helm output.
+    pub fn chart(&self) -> Option<&ChartOrigin> {
+        match self.provenance.as_deref() {
+            Some(Provenance::Chart(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// The live object behind a finding of `golint-k8s cluster`.
+    pub fn cluster(&self) -> Option<&ClusterRef> {
+        match self.provenance.as_deref() {
+            Some(Provenance::Cluster(c)) => Some(c),
+            _ => None,
         }
     }
 

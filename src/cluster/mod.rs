@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::diagnostic::ClusterRef;
+use crate::diagnostic::{ClusterRef, Provenance};
 use crate::fix::engine::PathSeg;
 use crate::lint::{lint_source_with, FileReport, Selection};
 use crate::source::{Origin, Source};
@@ -202,13 +202,13 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                 diags.retain(|d| d.document == 0);
                 for d in diags {
                     let (path, _) = crate::helm::path_to(y, 0, d.range.start);
-                    d.cluster = Some(Box::new(ClusterRef {
+                    d.provenance = Some(Box::new(Provenance::Cluster(ClusterRef {
                         kind: o.kind.clone(),
                         namespace: o.namespace.clone(),
                         name: o.name.clone(),
                         container: d.container.as_deref().map(str::to_string),
                         path: field_path(&path),
-                    }));
+                    })));
                     if let (Some(n), true) = (&node_note, uses_node_cpus(d.code)) {
                         d.notes.push(n.clone());
                     }
@@ -299,7 +299,7 @@ mod tests {
             .iter()
             .find(|f| f.diagnostic.code == "GK201")
             .expect("GK201");
-        let r = gk201.diagnostic.cluster.as_ref().unwrap();
+        let r = gk201.diagnostic.cluster().unwrap();
         assert_eq!(
             r.path,
             "spec.template.spec.containers[0].resources.limits.cpu"

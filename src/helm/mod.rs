@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::diagnostic::{ChartOrigin, Diagnostic};
+use crate::diagnostic::{ChartOrigin, Diagnostic, Provenance};
 use crate::fix::engine::PathSeg;
 use crate::yaml::{NodeKind, Yaml};
 use template::Template;
@@ -140,7 +140,9 @@ pub fn annotate(y: &Yaml, diags: &mut [Diagnostic], chart: &Chart) {
             continue;
         };
         let (path, names) = path_to(y, d.document, d.range.start);
-        d.chart = Some(Box::new(templates.origin(chart, &source, &path, &names)));
+        d.provenance = Some(Box::new(Provenance::Chart(
+            templates.origin(chart, &source, &path, &names),
+        )));
     }
 }
 

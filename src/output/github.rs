@@ -7,7 +7,7 @@
 use std::io::Write;
 
 use super::Run;
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Provenance, Severity};
 use crate::rules::registry;
 
 fn escape_data(s: &str) -> String {
@@ -38,7 +38,8 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             if let Some(t) = &d.source_template {
                 message.push_str(&format!("\nrendered from {t}"));
             }
-            if let Some(c) = &d.chart {
+            // A cluster object has no file to annotate: its path is in the title already.
+            if let Some(Provenance::Chart(c)) = d.provenance.as_deref() {
                 message.push_str(&format!("\nin the chart: {}", c.describe()));
             }
             writeln!(

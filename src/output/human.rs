@@ -10,7 +10,7 @@ use miette::{
 };
 
 use super::{doc_url, Run};
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Provenance, Severity};
 use crate::lint::{FileReport, Finding};
 use crate::rules::registry;
 use crate::source::Source;
@@ -181,15 +181,14 @@ fn build(name: &str, src: Text, f: &Finding) -> Report {
     if let Some(t) = &d.source_template {
         help.push(format!("rendered from {t}"));
     }
-    if let Some(c) = &d.cluster {
-        help.push(format!(
+    match d.provenance.as_deref() {
+        Some(Provenance::Cluster(c)) => help.push(format!(
             "in the cluster: {} field {}",
             c.qualified_name(),
             c.path
-        ));
-    }
-    if let Some(c) = &d.chart {
-        help.push(format!("in the chart: {}", c.describe()));
+        )),
+        Some(Provenance::Chart(c)) => help.push(format!("in the chart: {}", c.describe())),
+        None => {}
     }
     if let Some(fix) = &d.fix {
         help.push(format!(

@@ -6,7 +6,7 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Run;
-use crate::diagnostic::{Applicability, Severity};
+use crate::diagnostic::{Applicability, Provenance, Severity};
 use crate::lint::{FileReport, Finding, Stats};
 use crate::rules::registry;
 
@@ -119,7 +119,7 @@ fn size_hint(file: &[u8], f: &Finding) -> usize {
         let edits: usize = x.edits.iter().map(|e| e.text.len() + 160).sum();
         100 + x.title.len() + edits
     });
-    let helm = usize::from(d.chart.is_some() || d.cluster.is_some()) * 512;
+    let helm = usize::from(d.provenance.is_some()) * 512;
     440 + file.len()
         + d.message.len()
         + notes
@@ -268,14 +268,17 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
             put(out, b"\n      }");
         });
     }
-    // Present only in the modes that produce them: the Helm and cluster objects go through serde.
-    if let Some(chart) = &d.chart {
-        put(out, b",\n      \"chart\": ");
-        pretty_at(out, chart, 3);
-    }
-    if let Some(cluster) = &d.cluster {
-        put(out, b",\n      \"object_ref\": ");
-        pretty_at(out, cluster, 3);
+    // Present only in the modes that produce them, through serde.
+    match d.provenance.as_deref() {
+        Some(Provenance::Chart(chart)) => {
+            put(out, b",\n      \"chart\": ");
+            pretty_at(out, chart, 3);
+        }
+        Some(Provenance::Cluster(cluster)) => {
+            put(out, b",\n      \"object_ref\": ");
+            pretty_at(out, cluster, 3);
+        }
+        None => {}
     }
     put(out, b",\n      \"fix\": ");
     match &d.fix {
@@ -655,7 +658,9 @@ impl serde_json::ser::Formatter for Pretty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, ObjectRef};
+    use crate::diagnostic::{
+        ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, ObjectRef, Provenance,
+    };
 
     /// The finding as the generic serializer writes it: the reference for `write_finding`.
     #[derive(Serialize)]
@@ -717,8 +722,8 @@ mod tests {
             container: d.container.as_deref(),
             source_template: d.source_template.as_deref(),
             runtime: d.runtime.as_deref(),
-            chart: d.chart.as_deref(),
-            object_ref: d.cluster.as_deref(),
+            chart: d.chart(),
+            object_ref: d.cluster(),
             fix: d.fix.as_ref().map(|x| FixOut {
                 applicability: x.applicability,
                 title: &x.title,
@@ -914,21 +919,21 @@ mod tests {
                 }));
             }
             if i == 2 {
-                d.chart = Some(Box::new(ChartOrigin {
+                d.provenance = Some(Box::new(Provenance::Chart(ChartOrigin {
                     file: "templates/d.yaml".into(),
                     line: Some(12),
                     values_key: Some(text.to_string()),
                     unmapped: None,
-                }));
+                })));
             }
             if i == 3 {
-                d.cluster = Some(Box::new(ClusterRef {
+                d.provenance = Some(Box::new(Provenance::Cluster(ClusterRef {
                     kind: "Deployment".into(),
                     namespace: Some("payments".into()),
                     name: "api".into(),
                     container: None,
                     path: "spec.template.spec.containers[0].env".into(),
-                }));
+                })));
             }
             let edits: Vec<Edit> = (0..i)
                 .map(|n| Edit {

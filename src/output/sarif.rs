@@ -133,7 +133,7 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
             "physicalLocation": {"artifactLocation": location, "region": region(f.start, f.end)},
         }],
     });
-    if let Some(c) = &d.cluster {
+    if let Some(c) = d.cluster() {
         // A live object has no file: it is a logical location (kind/namespace/name/container),
         // with the field path as its decorated name.
         r["locations"] = json!([{
@@ -159,7 +159,7 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
             "physicalLocation": {"artifactLocation": {"uri": encode_uri_path(t)}},
             "message": {"text": format!("rendered from the Helm template {t}")},
         })];
-        if let Some(c) = &d.chart {
+        if let Some(c) = d.chart() {
             if let Some(line) = c.line {
                 related.push(json!({
                     "id": 2,
