@@ -117,7 +117,7 @@ pub struct Config {
     pub gomemlimit_ratio: f64,
     pub gomemlimit_strategy: MemLimitStrategy,
     /// Per-rule severity override; None turns the rule off.
-    pub rules: HashMap<&'static str, Option<Severity>>,
+    pub rules: HashMap<crate::rules::Code, RuleLevel>,
     pub exclude: Globs,
     pub pod_spec_paths: Vec<PodSpecPath>,
 }
@@ -145,6 +145,14 @@ impl Default for Config {
 }
 
 /// A config error, located in the config file.
+/// What a config's `rules:` says of one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleLevel {
+    Off,
+    /// On, at this severity instead of the rule's default.
+    On(Severity),
+}
+
 #[derive(Debug, Clone)]
 pub struct ConfigError {
     pub file: String,
@@ -333,10 +341,10 @@ impl Config {
                             ));
                         };
                         let sev = match p.string(iv)? {
-                            "off" | "false" => None,
-                            "error" => Some(Severity::Error),
-                            "warning" | "warn" => Some(Severity::Warning),
-                            "info" => Some(Severity::Info),
+                            "off" | "false" => RuleLevel::Off,
+                            "error" => RuleLevel::On(Severity::Error),
+                            "warning" | "warn" => RuleLevel::On(Severity::Warning),
+                            "info" => RuleLevel::On(Severity::Info),
                             other => {
                                 return Err(err(
                                     y.span(iv).start,
@@ -539,6 +547,7 @@ impl ConfigFinder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rules::Code;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(&Source::from_text(
@@ -559,8 +568,11 @@ mod tests {
             GoVersion::new(1, 25)
         );
         assert_eq!(c.node_cpus, Some(16));
-        assert_eq!(c.rules.get("GK401"), Some(&None));
-        assert_eq!(c.rules.get("GK203"), Some(&Some(Severity::Error)));
+        assert_eq!(c.rules.get(&Code::GK401), Some(&RuleLevel::Off));
+        assert_eq!(
+            c.rules.get(&Code::GK203),
+            Some(&RuleLevel::On(Severity::Error))
+        );
         assert_eq!(c.pod_spec_paths[0].path, vec!["spec", "template", "spec"]);
     }
 

@@ -164,7 +164,7 @@ pub struct RuntimeInfo {
 
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
-    pub code: &'static str,
+    pub code: crate::rules::Code,
     pub severity: Severity,
     pub range: Range<usize>,
     pub message: String,
@@ -188,7 +188,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(
-        code: &'static str,
+        code: crate::rules::Code,
         severity: Severity,
         range: Range<usize>,
         message: String,

@@ -8,11 +8,13 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::config::Config;
+use crate::config::RuleLevel;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::Pod;
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{self, ConfigMap, Object};
 use crate::rules::registry::{self, Check, RULES};
+use crate::rules::Code;
 use crate::rules::ContainerCtx;
 use crate::runtime::GoView;
 use crate::source::{DecodeFailure, Origin, Source};
@@ -22,21 +24,21 @@ use crate::yaml::{self, Yaml};
 /// Which rules run: `--select` / `--ignore` (the config's `rules:` is applied per file).
 #[derive(Debug, Clone, Default)]
 pub struct Selection {
-    pub select: Option<HashSet<&'static str>>,
-    pub ignore: HashSet<&'static str>,
+    pub select: Option<HashSet<Code>>,
+    pub ignore: HashSet<Code>,
 }
 
 impl Selection {
-    pub fn enabled(&self, code: &str, cfg: &Config) -> bool {
-        if self.ignore.contains(code) {
+    pub fn enabled(&self, code: Code, cfg: &Config) -> bool {
+        if self.ignore.contains(&code) {
             return false;
         }
         if let Some(sel) = &self.select {
-            if !sel.contains(code) {
+            if !sel.contains(&code) {
                 return false;
             }
         }
-        !matches!(cfg.rules.get(code), Some(None))
+        cfg.rules.get(&code) != Some(&RuleLevel::Off)
     }
 }
 
@@ -316,7 +318,7 @@ pub fn check_file(
         !suppressed
     });
     let mut kept = diags;
-    let ran = |code: &str| sel.enabled(code, cfg);
+    let ran = |code: Code| sel.enabled(code, cfg);
     let on_suppressions = crate::rules::SuppressionCtx {
         src,
         suppressions: &suppressions,
@@ -327,7 +329,7 @@ pub fn check_file(
     }
     if !cfg.rules.is_empty() {
         for d in &mut kept {
-            if let Some(Some(sev)) = cfg.rules.get(d.code) {
+            if let Some(RuleLevel::On(sev)) = cfg.rules.get(&d.code) {
                 d.severity = *sev;
             }
         }
@@ -618,7 +620,7 @@ mod tests {
     #[test]
     fn sorting_by_permutation_keeps_the_stable_order() {
         // Many diagnostics sharing positions and codes, told apart by their messages.
-        let codes = ["GK101", "GK203", "GK102", "GK401"];
+        let codes = [Code::GK101, Code::GK203, Code::GK102, Code::GK401];
         let diags: Vec<Diagnostic> = (0..1000)
             .map(|i| {
                 let start = (i * 7919) % 97;
@@ -631,7 +633,7 @@ mod tests {
             })
             .collect();
         let mut want = diags.clone();
-        want.sort_by(|a, b| (a.range.start, a.code).cmp(&(b.range.start, b.code)));
+        want.sort_by_key(|d| (d.range.start, d.code));
         let got = sort_diagnostics(diags);
         let messages = |v: &[Diagnostic]| v.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
         assert_eq!(messages(&got), messages(&want));

@@ -52,7 +52,7 @@ fn fixtures_fire_and_stay_silent() {
         let mut got: Vec<usize> = report
             .findings
             .iter()
-            .filter(|f| f.diagnostic.code == code.as_str())
+            .filter(|f| f.diagnostic.code.as_str() == code)
             .map(|f| f.start.0)
             .collect();
         got.sort();
@@ -131,7 +131,7 @@ fn every_attached_fix_removes_its_finding() {
         for f in report
             .findings
             .iter()
-            .filter(|f| f.diagnostic.code == code.as_str())
+            .filter(|f| f.diagnostic.code.as_str() == code)
         {
             let Some(fix) = &f.diagnostic.fix else {
                 continue;
@@ -157,7 +157,11 @@ fn every_attached_fix_removes_its_finding() {
             let _ = std::fs::remove_file(&tmp);
             let stem = tmp.file_stem().unwrap().to_string_lossy().to_string();
             let _ = std::fs::remove_file(tmp.with_file_name(format!("{stem}.config.yaml")));
-            if again.findings.iter().any(|g| g.diagnostic.code == "GK000") {
+            if again
+                .findings
+                .iter()
+                .any(|g| g.diagnostic.code.as_str() == "GK000")
+            {
                 failures.push(format!(
                     "{}: fix {:?} produced invalid YAML",
                     path.display(),
@@ -168,12 +172,12 @@ fn every_attached_fix_removes_its_finding() {
             let before = report
                 .findings
                 .iter()
-                .filter(|g| g.diagnostic.code == code.as_str())
+                .filter(|g| g.diagnostic.code.as_str() == code)
                 .count();
             let after = again
                 .findings
                 .iter()
-                .filter(|g| g.diagnostic.code == code.as_str())
+                .filter(|g| g.diagnostic.code.as_str() == code)
                 .count();
             if after >= before {
                 failures.push(format!(
@@ -247,7 +251,7 @@ fn fixed_snapshots() {
     let mut changed = 0;
     let mut failures = Vec::new();
     for (code, path) in fixture_files() {
-        let rule = registry::by_code(&code);
+        let rule = registry::find(&code).unwrap();
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         if rule.fix == FixKind::None || !name.starts_with("fire-") {
             continue;
@@ -266,12 +270,12 @@ fn fixed_snapshots() {
         }
         changed += usize::from(out.changed());
         let left = &out.remaining.findings;
-        if left.iter().any(|f| f.diagnostic.code == "GK000") {
+        if left.iter().any(|f| f.diagnostic.code.as_str() == "GK000") {
             failures.push(format!("{at}: the fixed text does not parse"));
         }
         if left
             .iter()
-            .any(|f| f.diagnostic.code == code && f.diagnostic.fix.is_some())
+            .any(|f| f.diagnostic.code.as_str() == code && f.diagnostic.fix.is_some())
         {
             failures.push(format!("{at}: a fixable {code} finding was left behind"));
         }

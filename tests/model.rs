@@ -140,7 +140,7 @@ spec:
     let on = |code: &str| {
         r.findings
             .iter()
-            .filter(|f| f.diagnostic.code == code)
+            .filter(|f| f.diagnostic.code.as_str() == code)
             .map(|f| f.diagnostic.container.as_deref().unwrap().to_string())
             .collect::<Vec<_>>()
     };

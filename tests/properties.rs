@@ -90,7 +90,7 @@ fn lint_and_fix_are_total(bytes: Vec<u8>) -> Result<(), String> {
         Err(failure) => {
             let report = decode_failure(*failure);
             return match report.findings.as_slice() {
-                [f] if f.diagnostic.code == "GK000" => Ok(()),
+                [f] if f.diagnostic.code.as_str() == "GK000" => Ok(()),
                 other => Err(format!("a decode failure gave {} findings", other.len())),
             };
         }
@@ -787,7 +787,7 @@ fn fix_is_sound(m: &Manifest, unsafe_fixes: bool) -> Result<(), String> {
         CASES_WITH_FIXES.fetch_add(1, Ordering::Relaxed);
         let mut counts = APPLIED.lock().unwrap();
         for a in &out.applied {
-            *counts.entry(a.code).or_default() += 1;
+            *counts.entry(a.code.as_str()).or_default() += 1;
         }
     }
     if out.changed() == out.applied.is_empty() {
@@ -853,11 +853,12 @@ fn fix_is_sound(m: &Manifest, unsafe_fixes: bool) -> Result<(), String> {
     let fixed: BTreeSet<(&str, usize, Option<&str>)> = out
         .applied
         .iter()
-        .map(|a| (a.code, a.document, a.container.as_deref()))
+        .map(|a| (a.code.as_str(), a.document, a.container.as_deref()))
         .collect();
     if let Some(f) = out.remaining.findings.iter().find(|f| {
         let d = &f.diagnostic;
-        d.code == "GK000" || fixed.contains(&(d.code, d.document, d.container.as_deref()))
+        d.code.as_str() == "GK000"
+            || fixed.contains(&(d.code.as_str(), d.document, d.container.as_deref()))
     }) {
         return Err(show(
             &format!(
@@ -978,7 +979,7 @@ fn throttling_fix_with_a_malformed_cpu_request() {
         let out = fix_source(Source::from_text(origin(), text.clone()), &cfg, &sel, true);
         assert!(out.error.is_none(), "cpu: {request}: {:?}", out.error);
         assert!(
-            out.applied.iter().all(|a| a.code != "GK203"),
+            out.applied.iter().all(|a| a.code.as_str() != "GK203"),
             "cpu: {request}: {:?}",
             out.applied
         );
@@ -986,7 +987,7 @@ fn throttling_fix_with_a_malformed_cpu_request() {
             out.remaining
                 .findings
                 .iter()
-                .any(|f| f.diagnostic.code == "GK203"),
+                .any(|f| f.diagnostic.code.as_str() == "GK203"),
             "cpu: {request}: GK203 should still be reported"
         );
         parses(&out.text).unwrap();

@@ -35,7 +35,12 @@ fn every_rule_has_a_matching_doc_and_fixtures() {
             "{}: doc title",
             r.code
         );
-        assert_eq!(doc_field(r.doc, "Code"), Some(r.code), "{}: Code", r.code);
+        assert_eq!(
+            doc_field(r.doc, "Code"),
+            Some(r.code.as_str()),
+            "{}: Code",
+            r.code
+        );
         assert_eq!(doc_field(r.doc, "Name"), Some(r.name), "{}: Name", r.code);
         assert_eq!(
             doc_field(r.doc, "Severity"),
@@ -65,7 +70,7 @@ fn every_rule_has_a_matching_doc_and_fixtures() {
                 r.code
             );
         }
-        let dir = root().join("fixtures").join(r.code);
+        let dir = root().join("fixtures").join(r.code.as_str());
         let names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap_or_else(|_| panic!("{}: no fixtures directory", r.code))
             .map(|e| e.unwrap().file_name().to_string_lossy().to_string())

@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
 use crate::output::{self, Run};
 use crate::rules::registry;
+use crate::rules::Code;
 use crate::source::DecodeFailure;
 use crate::source::{Origin, Source};
 use crate::walk::{self, Input};
@@ -99,7 +100,7 @@ pub struct LintArgs {
 }
 
 fn selection(a: &LintArgs) -> Result<Selection, Error> {
-    let resolve = |list: &[String]| -> Result<HashSet<&'static str>, Error> {
+    let resolve = |list: &[String]| -> Result<HashSet<Code>, Error> {
         let mut set = HashSet::new();
         for s in list.iter().filter(|s| !s.trim().is_empty()) {
             let m = registry::matching(s);
@@ -376,7 +377,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
                     };
                     let report = lint_loaded(p, loaded, &cfg);
                     // Only `--statistics` counts findings by rule.
-                    let codes: Vec<&'static str> = match a.report.statistics {
+                    let codes: Vec<Code> = match a.report.statistics {
                         true => report.findings.iter().map(|f| f.diagnostic.code).collect(),
                         false => Vec::new(),
                     };
@@ -409,7 +410,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
 
 /// One file's JSON, counts, codes and whether a finding reaches `--fail-on`; or why it could not
 /// be read.
-type Linted = Result<(output::json::Fragment, Stats, Vec<&'static str>, bool), Error>;
+type Linted = Result<(output::json::Fragment, Stats, Vec<Code>, bool), Error>;
 
 /// The writer half of [`run_json_streamed`]: (write result, had an error, failing).
 fn write_batches(
@@ -419,7 +420,7 @@ fn write_batches(
     let mut had_error = false;
     let mut failing = false;
     let mut stats = Stats::default();
-    let mut counts: std::collections::BTreeMap<&'static str, usize> = Default::default();
+    let mut counts: std::collections::BTreeMap<Code, usize> = Default::default();
     let result = (|| -> std::io::Result<()> {
         let mut buf = open_output(a)?;
         let mut stream = output::json::Stream::begin(&mut buf)?;
@@ -622,13 +623,10 @@ fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
 }
 
 /// `--statistics`: the number of findings per rule.
-fn statistics(counts: &std::collections::BTreeMap<&'static str, usize>) -> String {
+fn statistics(counts: &std::collections::BTreeMap<Code, usize>) -> String {
     let mut text = String::new();
     for (code, n) in counts {
-        text.push_str(&format!(
-            "{n:>6}  {code} {}\n",
-            registry::by_code(code).name
-        ));
+        text.push_str(&format!("{n:>6}  {code} {}\n", code.rule().name));
     }
     text
 }
@@ -667,7 +665,7 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
         Format::Github => output::github::write(run, &mut buf)?,
     }
     if a.report.statistics {
-        let mut counts: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+        let mut counts: std::collections::BTreeMap<Code, usize> = std::collections::BTreeMap::new();
         for f in run.reports.iter().flat_map(|r| &r.findings) {
             *counts.entry(f.diagnostic.code).or_default() += 1;
         }

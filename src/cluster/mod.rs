@@ -20,6 +20,7 @@ use crate::config::Config;
 use crate::diagnostic::{ClusterRef, Provenance};
 use crate::fix::engine::PathSeg;
 use crate::lint::{lint_source_with, FileReport, Selection};
+use crate::rules::Code;
 use crate::source::{Origin, Source};
 
 /// Workload kinds whose objects own others: an object controlled by one of these is reported
@@ -224,8 +225,8 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
 }
 
 /// The rules whose numbers depend on the node's CPU count.
-fn uses_node_cpus(code: &str) -> bool {
-    matches!(code, "GK201" | "GK202" | "GK203" | "GK204")
+fn uses_node_cpus(code: Code) -> bool {
+    matches!(code, Code::GK201 | Code::GK202 | Code::GK203 | Code::GK204)
 }
 
 /// `spec.template.spec.containers[0].resources.limits.cpu`, as kubectl's JSONPath-like paths.
@@ -297,7 +298,7 @@ mod tests {
         let gk201 = a
             .findings
             .iter()
-            .find(|f| f.diagnostic.code == "GK201")
+            .find(|f| f.diagnostic.code == Code::GK201)
             .expect("GK201");
         let r = gk201.diagnostic.cluster().unwrap();
         assert_eq!(
@@ -315,12 +316,12 @@ mod tests {
         );
         assert!(gk201.diagnostic.notes.iter().any(|n| n.contains("(n1)")));
         // The LimitRange's default memory limit is the container's: GK101 fires.
-        assert!(a.findings.iter().any(|f| f.diagnostic.code == "GK101"));
+        assert!(a.findings.iter().any(|f| f.diagnostic.code == Code::GK101));
         // The annotation silences b exactly as in a file.
         assert!(reports[1]
             .findings
             .iter()
-            .all(|f| !["GK201", "GK101"].contains(&f.diagnostic.code)));
+            .all(|f| ![Code::GK201, Code::GK101].contains(&f.diagnostic.code)));
         // Server bookkeeping is not linted text.
         let text = &a.source.as_ref().unwrap().text;
         assert!(!text.contains("managedFields") && !text.contains("\"status\""));

@@ -5,6 +5,7 @@
 //! A round that would leave the text unparseable (or with a new duplicate key) stops everything:
 //! the file keeps its original text and the error is reported, so a bad fix never reaches disk.
 
+use crate::rules::Code;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -49,7 +50,7 @@ pub fn join_key(base: &str, below: &[PathSeg]) -> String {
 /// A fix that was applied.
 #[derive(Debug, Clone)]
 pub struct Applied {
-    pub code: &'static str,
+    pub code: Code,
     pub title: String,
     pub applicability: Applicability,
     pub document: usize,
@@ -107,7 +108,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
     let mut done: HashSet<Identity> = HashSet::new();
     // What the last round applied and what its text had (duplicate keys, documents): the text it
     // made is checked when the next round parses it, so each text is parsed once.
-    let mut pending: Option<(Vec<&'static str>, usize, usize)> = None;
+    let mut pending: Option<(Vec<Code>, usize, usize)> = None;
 
     let mut round = 0;
     let (diags, stats) = loop {
@@ -158,7 +159,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                         applied: Vec::new(),
                         error: Some(Failure::Broken(format!(
                             "not fixed: applying {} would leave invalid YAML ({e}); the file was left unchanged, please report this",
-                            codes.join(", ")
+                            codes.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
                         ))),
                         remaining,
                     };
@@ -255,7 +256,7 @@ fn syntax_error(src: &Source, y: &Yaml) -> Option<String> {
 /// What makes a finding "the same one" across rounds: rule, document, container, object and
 /// message, and where it points in the original text. Without the place, two env entries with the
 /// same name and problem had one identity, and fixing the first left the second for another run.
-type Identity = (&'static str, usize, Option<String>, String, usize);
+type Identity = (Code, usize, Option<String>, String, usize);
 
 fn identity(d: &Diagnostic, rounds: &[Vec<(Range<usize>, usize)>]) -> Identity {
     (

@@ -445,7 +445,10 @@ fn overrides(opts: &Value, out: &mut impl Write) -> Overrides {
 /// A document that does not parse counts when its text names both `apiVersion` and `kind`. The
 /// lint already parsed the text, so its counts decide (a second parse would double the latency).
 fn has_kubernetes_objects(report: &FileReport, text: &str) -> bool {
-    let broken = report.findings.iter().any(|f| f.diagnostic.code == "GK000");
+    let broken = report
+        .findings
+        .iter()
+        .any(|f| f.diagnostic.code == crate::rules::Code::GK000);
     report.stats.objects > 0 || (broken && text.contains("apiVersion") && text.contains("kind"))
 }
 

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::Run;
 use crate::diagnostic::{Applicability, Provenance, Severity};
 use crate::lint::{FileReport, Finding, Stats};
-use crate::rules::registry;
+use crate::rules::{registry, Code};
 
 // The document: {"version": 1, "tool": {"name", "version"}, "findings": [...], "summary": {...},
 // and from `fix` only, "fixed": [...]}. Written by [`Stream`].
@@ -323,7 +323,7 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
 
 /// A rule's code and name as a finding writes them, from the code's opening quote to the name's
 /// closing one: made once per rule, so that a finding copies one piece instead of four.
-fn rule_head(code: &str) -> &'static str {
+fn rule_head(code: Code) -> &'static str {
     static HEADS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     let heads = HEADS.get_or_init(|| {
         registry::RULES
@@ -331,7 +331,7 @@ fn rule_head(code: &str) -> &'static str {
             .map(|r| format!("{}\",\n      \"rule\": \"{}", r.code, r.name))
             .collect()
     });
-    &heads[registry::index_of(code)]
+    &heads[code as usize]
 }
 
 /// `value` as serde_json's pretty printer writes it `level` levels deep in a document (the
@@ -665,7 +665,7 @@ mod tests {
     /// The finding as the generic serializer writes it: the reference for `write_finding`.
     #[derive(Serialize)]
     struct FindingOut<'a> {
-        code: &'static str,
+        code: Code,
         rule: &'static str,
         severity: Severity,
         message: &'a str,
@@ -892,7 +892,13 @@ mod tests {
         let mut cases = Vec::new();
         for (i, text) in texts.iter().enumerate() {
             let mut d = Diagnostic::new(
-                ["GK101", "GK203", "GK000", "GK001", "GK401"][i],
+                [
+                    Code::GK101,
+                    Code::GK203,
+                    Code::GK000,
+                    Code::GK001,
+                    Code::GK401,
+                ][i],
                 [Severity::Error, Severity::Warning, Severity::Info][i % 3],
                 0..1,
                 format!("message {text}"),

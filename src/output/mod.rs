@@ -11,8 +11,8 @@ use crate::lint::{FileReport, Stats};
 /// Where a rule's documentation lives on the web (also shown by `golint-k8s explain`).
 pub const DOCS_BASE: &str = "https://github.com/golint-k8s/golint-k8s/blob/main/rules/";
 
-pub fn doc_url(code: &str) -> String {
-    let rule = crate::rules::registry::by_code(code);
+pub fn doc_url(code: crate::rules::Code) -> String {
+    let rule = code.rule();
     format!("{DOCS_BASE}{}-{}.md", rule.code, rule.name)
 }
 
@@ -28,7 +28,7 @@ pub struct Run<'a> {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FixedOut {
     pub file: String,
-    pub code: &'static str,
+    pub code: crate::rules::Code,
     pub rule: &'static str,
     pub applicability: crate::diagnostic::Applicability,
     pub title: String,

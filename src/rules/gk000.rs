@@ -1,6 +1,7 @@
 //! GK000 invalid-yaml: a document the YAML parser rejects, or a file that is not text. Nothing
 //! else in such a document can be checked, so this is reported first and on its own.
 
+use super::Code;
 use super::FileCtx;
 use crate::diagnostic::Diagnostic;
 
@@ -8,7 +9,7 @@ pub fn check(cx: &FileCtx, out: &mut Vec<Diagnostic>) {
     for (i, doc) in cx.y.docs.iter().enumerate() {
         let Some(e) = &doc.error else { continue };
         let mut d = cx.diag(
-            "GK000",
+            Code::GK000,
             e.offset..e.offset,
             format!("invalid YAML: {}", e.message),
         );
@@ -22,6 +23,6 @@ pub fn check(cx: &FileCtx, out: &mut Vec<Diagnostic>) {
 
 /// The finding for a file that could not be decoded as text (it is never parsed).
 pub fn undecodable(message: String) -> Diagnostic {
-    let rule = super::registry::by_code("GK000");
+    let rule = super::registry::by_code(Code::GK000);
     Diagnostic::new(rule.code, rule.severity, 0..0, message)
 }

@@ -1,6 +1,7 @@
 //! GK001 duplicate-key: a mapping that repeats a key. Strict decoding (kubectl's) rejects the
 //! object; lenient readers keep one of the values, and which one differs between tools.
 
+use super::Code;
 use super::FileCtx;
 use crate::diagnostic::Diagnostic;
 
@@ -10,7 +11,7 @@ pub fn check(cx: &FileCtx, out: &mut Vec<Diagnostic>) {
         let first_line = cx.src.line_col(y.span(dup.first).start).0;
         let key = y.str(dup.second).unwrap_or("");
         let mut d = cx.diag(
-            "GK001",
+            Code::GK001,
             y.span(dup.second),
             format!("duplicate key {key:?} (first on line {first_line}): strict validation rejects the object, and tools that accept it silently keep only one of the values"),
         );

@@ -1,6 +1,7 @@
 //! GK101 memory-limit-without-gomemlimit: a memory limit with no GOMEMLIMIT leaves the Go GC
 //! pacing by GOGC alone, blind to the cgroup limit, so the heap can outgrow it before a collection.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::config::MemLimitStrategy;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
@@ -29,7 +30,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let bytes = limit.quantity.value_ceil();
     let target = gomemlimit_for(bytes, cx.cfg.gomemlimit_ratio);
     let mut d = cx.go_diag(
-        "GK101",
+        Code::GK101,
         cx.value_anchor(limit),
         [
             "memory limit ",

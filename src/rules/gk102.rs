@@ -1,6 +1,7 @@
 //! GK102 memory-request-not-equal-limit: with a memory request below the limit the pod is
 //! Burstable; under node pressure it is evicted by its usage above the request and OOM-scored high.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::fix::replace_scalar;
@@ -46,7 +47,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ]
         .concat()
     };
-    let mut d = cx.diag("GK102", cx.value_anchor(request), message);
+    let mut d = cx.diag(Code::GK102, cx.value_anchor(request), message);
     if above {
         // A pod the API server refuses is an error, not a warning.
         d = d.severity(Severity::Error);

@@ -1,6 +1,7 @@
 //! GK103 gomemlimit-exceeds-memory-limit: a GOMEMLIMIT at or above the container's memory limit
 //! gives the GC no room to react before the kernel kills; far below it, it is probably stale.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::fix::replace_scalar;
@@ -51,7 +52,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             } else {
                 return;
             };
-            cx.go_diag("GK103", *node, msg)
+            cx.go_diag(Code::GK103, *node, msg)
                 .severity(sev)
                 .with_fix(recompute(*node))
         }
@@ -73,7 +74,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             } else {
                 Severity::Warning
             };
-            let mut d = cx.go_diag("GK103", var.name_node, format!(
+            let mut d = cx.go_diag(Code::GK103, var.name_node, format!(
                 "GOMEMLIMIT from resourceFieldRef limits.memory is 100 % of the memory limit {}: no headroom for memory the GC does not count, so the container is OOM-killed at the limit",
                 limit.text)).severity(sev);
             if gogc_off {

@@ -2,6 +2,7 @@
 //! (`fatal error: malformed GOMEMLIMIT`, exit status 2), and Kubernetes quantity notation such as
 //! `512Mi` is exactly such a value.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::replace_scalar;
@@ -26,7 +27,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         None => repair(text),
     };
     let mut d = cx.go_diag(
-        "GK104",
+        Code::GK104,
         var.value_node(),
         format!(
             "GOMEMLIMIT {text:?} is not a value the Go runtime accepts: the process exits at start-up with \"fatal error: malformed GOMEMLIMIT\""

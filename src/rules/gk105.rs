@@ -2,6 +2,7 @@
 //! bare integer; Go reads GOMEMLIMIT's bare integer as bytes and GOMAXPROCS's as threads, so any
 //! divisor that changes the unit changes the meaning (`divisor: 1Mi` on 512Mi gives 512 bytes).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::delete_line_entry;
@@ -58,6 +59,6 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                     title: "remove the divisor (the default, 1, gives bytes and whole CPUs)".into(),
                     edits: vec![e],
                 });
-        out.push(cx.go_diag("GK105", *dnode, message).with_fix(fix));
+        out.push(cx.go_diag(Code::GK105, *dnode, message).with_fix(fix));
     }
 }

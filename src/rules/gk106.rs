@@ -3,6 +3,7 @@
 //! unset request yields 0, and to a container that is not in the pod stops the container from
 //! starting (same section).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::{EnvValue, Resource};
@@ -29,7 +30,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 } else {
                     format!("{} reads the resources of another container, {cname:?}: the Go runtime in {:?} is sized for someone else's limit", var.name, cx.c.display_name())
                 };
-                out.push(cx.go_diag("GK106", *cnode, msg));
+                out.push(cx.go_diag(Code::GK106, *cnode, msg));
                 continue;
             }
         }
@@ -57,6 +58,6 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             ),
             _ => continue,
         };
-        out.push(cx.go_diag("GK106", *rnode, msg));
+        out.push(cx.go_diag(Code::GK106, *rnode, msg));
     }
 }

@@ -1,6 +1,7 @@
 //! GK107 gogc-off-without-gomemlimit: GOGC=off with no memory limit for the runtime means the GC
 //! never runs; the heap grows until the cgroup OOM-kills the container (docs/semantics.md, GOGC).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::replace_scalar;
@@ -37,7 +38,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     }
     let mut d = cx.go_diag(
-        "GK107",
+        Code::GK107,
         gogc.value_node(),
         format!("GOGC={text} with no GOMEMLIMIT: the garbage collector never runs, so the heap grows until the container is OOM-killed"),
     );

@@ -2,6 +2,7 @@
 //! `madvdontneed=1` is redundant; `madvdontneed=0` brings back MADV_FREE, whose freed pages stay in
 //! RSS and the working set the kubelet evicts by (docs/semantics.md, GODEBUG).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::fix::replace_scalar;
@@ -28,7 +29,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         "0" => (Severity::Warning, "GODEBUG madvdontneed=0 switches to MADV_FREE: freed pages stay charged to RSS and the working set until the kernel reclaims them, which misleads the kubelet's memory eviction and dashboards".to_string()),
         _ => return,
     };
-    let d = cx.go_diag("GK108", var.value_node(), msg).severity(sev);
+    let d = cx.go_diag(Code::GK108, var.value_node(), msg).severity(sev);
     out.push(d.with_fix(remove_godebug_key(cx, var, text, "madvdontneed")));
 }
 

@@ -1,6 +1,7 @@
 //! GK109 suspicious-memory-quantity: `memory: 100m` is a tenth of a byte (the milli suffix, almost
 //! always meant as `100Mi`), and an unquoted `0100` is octal 64 to kubectl's YAML 1.1 reader.
 
+use super::Code;
 use super::{ContainerCtx, ObjectCtx};
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::QuantityValue;
@@ -27,7 +28,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     };
     for q in own.into_iter().chain(pod).flatten() {
         if let Some(msg) = problem(cx.y, q) {
-            out.push(cx.diag("GK109", q.node, msg));
+            out.push(cx.diag(Code::GK109, q.node, msg));
         }
     }
 }
@@ -39,7 +40,7 @@ pub fn check_limit_range(cx: &ObjectCtx, out: &mut Vec<Diagnostic>) {
     }
     for (k, v) in LimitRange::memory_nodes(cx.y, cx.object) {
         if let Some(msg) = QuantityValue::read(cx.y, k, v).and_then(|q| problem(cx.y, &q)) {
-            out.push(cx.diag("GK109", v, msg));
+            out.push(cx.diag(Code::GK109, v, msg));
         }
     }
 }

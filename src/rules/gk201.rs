@@ -2,6 +2,7 @@
 //! starts one thread per node CPU; together they spend the quota in a fraction of each 100 ms CFS
 //! period and then every goroutine waits for the next one.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::fix::emit::{add_env, NewValue};
@@ -72,16 +73,18 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             .concat()
         }
     };
-    let mut d = cx.go_diag("GK201", cx.value_anchor(limit), message).note(
-        [
-            "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: ",
-            itoa::Buffer::new().format(ceil_cpus(l)),
-            " for ",
-            &describe_cpus(l),
-            ")",
-        ]
-        .concat(),
-    );
+    let mut d = cx
+        .go_diag(Code::GK201, cx.value_anchor(limit), message)
+        .note(
+            [
+                "set GOMAXPROCS from resourceFieldRef limits.cpu (ceil of the limit: ",
+                itoa::Buffer::new().format(ceil_cpus(l)),
+                " for ",
+                &describe_cpus(l),
+                ")",
+            ]
+            .concat(),
+        );
     let go125 = go125_gomaxprocs(l, cx.cfg.node_cpus);
     d = match cx.go.containermaxprocs_off() {
         Some(from) => d.note(format!(

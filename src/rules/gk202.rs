@@ -1,6 +1,7 @@
 //! GK202 gomaxprocs-exceeds-cpu-limit: more Go threads than the CPU limit can feed; the quota is
 //! spent early in each period and then all of them wait.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::runtime::throttle::{at_once, burn, ceil_cpus, limit_millis, ms, quota_ms};
@@ -26,7 +27,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let running = at_once(n as i128, cx.cfg.node_cpus);
     let (spent, wait) = burn(l, running);
     let mut d = cx.go_diag(
-        "GK202",
+        Code::GK202,
         var.value_node(),
         format!(
             "GOMAXPROCS {n} is above the CPU limit {} (at most {ceil} useful): {running} threads spend the {} quota in {} and then wait {} of every 100 ms period",

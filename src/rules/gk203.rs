@@ -2,6 +2,7 @@
 //! actually uses: P threads spend a quota of L × 100 ms in L × 100 / P ms of wall time
 //! (docs/semantics.md, CFS quota).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::config::CpuLimits;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
@@ -70,7 +71,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         None => std::borrow::Cow::Owned(describe_cpus(l)),
     };
     let mut d = cx
-        .diag("GK203", cx.value_anchor(limit), message)
+        .diag(Code::GK203, cx.value_anchor(limit), message)
         .severity(sev)
         .note(
             [

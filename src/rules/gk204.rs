@@ -2,6 +2,7 @@
 //! limit and re-reads it every second; a static value turns that off (in-place resizes are then
 //! missed) and floors at 1 where the runtime would use 2.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::k8s::container::EnvValue;
@@ -23,7 +24,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         _ => return,
     };
     out.push(cx.go_diag(
-        "GK204",
+        Code::GK204,
         var.value_node(),
         format!("{how} pins the value on Go 1.25+: the runtime stops tracking the CPU limit (in-place resizes are missed) and a limit below 2 CPUs gives 1 thread where Go would use 2"),
     ).note("remove GOMAXPROCS and let the runtime size itself to the limit")

@@ -2,6 +2,7 @@
 //! base-10 int32 (docs/semantics.md, GOMAXPROCS), and tens of thousands of Ps hang or crash it at
 //! start-up.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
@@ -23,7 +24,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ),
         GoMaxProcs::Set(_) => return,
     };
-    let mut d = cx.go_diag("GK205", var.value_node(), msg);
+    let mut d = cx.go_diag(Code::GK205, var.value_node(), msg);
     if let Some(note) = cx.go.plus_sign_note(text) {
         d = d.note(note);
     }

@@ -2,6 +2,7 @@
 //! limit, `updatemaxprocs=0` stops it following changes; the last occurrence wins
 //! (docs/semantics.md, GOMAXPROCS).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
 use crate::runtime::godebug_value;
@@ -21,7 +22,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     ] {
         if godebug_value(text, key) == Some("0") {
             let fix = super::gk108::remove_godebug_key(cx, var, text, key);
-            out.push(cx.go_diag("GK206", var.value_node(), format!("GODEBUG {key}=0 with a CPU limit: {effect}")).with_fix(fix));
+            out.push(cx.go_diag(Code::GK206, var.value_node(), format!("GODEBUG {key}=0 with a CPU limit: {effect}")).with_fix(fix));
         }
     }
 }

@@ -1,6 +1,7 @@
 //! GK301 gogc-invalid: the runtime replaces a GOGC it cannot parse with 100, silently
 //! (docs/semantics.md, GOGC).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::EnvValue;
@@ -29,7 +30,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         ""
     };
     let mut d = cx.go_diag(
-        "GK301",
+        Code::GK301,
         var.value_node(),
         format!("GOGC {text:?} is not off or a whole number: the Go runtime silently uses GOGC=100 instead{hint}"),
     );

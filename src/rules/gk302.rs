@@ -2,6 +2,7 @@
 //! `0100` are a boolean and numbers; `EnvVar.value` is a string, so the API server rejects them,
 //! and typed clients turn `off` into "false" (docs/semantics.md, quantities and YAML).
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Edit;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
@@ -43,7 +44,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 resolved.type_name()
             )
         };
-        let mut d = cx.diag("GK302", *node, message);
+        let mut d = cx.diag(Code::GK302, *node, message);
         if json == "false" || json == "true" {
             d = d.note(format!("typed Go clients instead turn it into the string \"{json}\", which is not what you wrote"));
         }

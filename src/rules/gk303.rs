@@ -1,6 +1,7 @@
 //! GK303 duplicate-env: the same env var twice in one container's `env` (the last entry wins,
 //! silently), or a Go variable that `env` and an `envFrom` ConfigMap in the input set differently.
 
+use super::Code;
 use std::collections::HashMap;
 
 use super::ContainerCtx;
@@ -51,7 +52,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 ),
             };
             out.push(cx.diag(
-                "GK303",
+                Code::GK303,
                 var.name_node,
                 format!("env {} is set {times} in {}: {this} overrides the one on line {line}, silently", var.name, cx.who()),
             ));
@@ -65,7 +66,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         };
         if from_cm != own {
             out.push(cx.diag(
-                "GK303",
+                Code::GK303,
                 var.name_node,
                 format!("env {} is {own:?} here but {from_cm:?} in the envFrom ConfigMap: the env entry wins, so the ConfigMap's value is dead", var.name),
             ));

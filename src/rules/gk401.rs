@@ -1,6 +1,7 @@
 //! GK401 missing-requests: without a CPU and a memory request (after defaulting) the scheduler
 //! guarantees nothing, and under contention the container gets the minimum CPU share.
 
+use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::ContainerKind;
@@ -37,7 +38,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         "the scheduler reserves no memory for it, so it lands on nodes that cannot hold it and is evicted first"
     };
     out.push(cx.diag(
-        "GK401",
+        Code::GK401,
         node,
         [&cx.who(), " has no ", &what, " request: ", consequence].concat(),
     ));

@@ -1,6 +1,7 @@
 //! GK901 unused-suppression: a suppression of a rule that ran and matched no finding. Left in
 //! place, it would hide the next real finding there.
 
+use super::Code;
 use super::SuppressionCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix};
 use crate::source::Source;
@@ -12,11 +13,11 @@ pub fn check(cx: &SuppressionCtx, out: &mut Vec<Diagnostic>) {
         for c in &s.codes {
             // A suppression for a rule that did not run this time is not "unused".
             let Some(code) = c.code else { continue };
-            if c.used || code == "GK901" || !(cx.ran)(code) {
+            if c.used || code == Code::GK901 || !(cx.ran)(code) {
                 continue;
             }
             let mut d = cx.diag(
-                "GK901",
+                Code::GK901,
                 s,
                 format!("suppression of {code} matched no finding"),
             );

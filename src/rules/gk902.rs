@@ -1,6 +1,7 @@
 //! GK902 unknown-rule-in-suppression: a suppression naming something that is no rule (a typo, or
 //! a code from another tool) silences nothing, and nobody would otherwise notice.
 
+use super::Code;
 use super::SuppressionCtx;
 use crate::diagnostic::Diagnostic;
 
@@ -8,7 +9,7 @@ pub fn check(cx: &SuppressionCtx, out: &mut Vec<Diagnostic>) {
     for s in cx.suppressions {
         for c in s.codes.iter().filter(|c| c.code.is_none()) {
             let mut d = cx.diag(
-                "GK902",
+                Code::GK902,
                 s,
                 format!(
                     "suppression names {:?}, which is not a golint-k8s rule (see `golint-k8s rules`)",

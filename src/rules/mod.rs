@@ -6,6 +6,8 @@
 
 pub mod registry;
 
+pub use registry::Code;
+
 pub mod gk000;
 mod gk001;
 mod gk101;
@@ -48,12 +50,7 @@ pub struct FileCtx<'a, 'y> {
 
 impl FileCtx<'_, '_> {
     /// A finding at a byte range, with the rule's default severity.
-    pub fn diag(
-        &self,
-        code: &'static str,
-        range: std::ops::Range<usize>,
-        message: String,
-    ) -> Diagnostic {
+    pub fn diag(&self, code: Code, range: std::ops::Range<usize>, message: String) -> Diagnostic {
         Diagnostic::new(code, registry::by_code(code).severity, range, message)
     }
 }
@@ -66,7 +63,7 @@ pub struct ObjectCtx<'a, 'y> {
 
 impl ObjectCtx<'_, '_> {
     /// A finding at a node, with the rule's default severity.
-    pub fn diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
+    pub fn diag(&self, code: Code, node: NodeId, message: String) -> Diagnostic {
         Diagnostic::new(
             code,
             registry::by_code(code).severity,
@@ -82,14 +79,14 @@ pub struct SuppressionCtx<'a> {
     pub src: &'a Source,
     pub suppressions: &'a [crate::suppress::Suppression],
     /// Whether a rule ran on this file (selected, and not turned off by its config).
-    pub ran: &'a dyn Fn(&str) -> bool,
+    pub ran: &'a dyn Fn(Code) -> bool,
 }
 
 impl SuppressionCtx<'_> {
     /// A finding on a suppression, with the rule's default severity.
     pub fn diag(
         &self,
-        code: &'static str,
+        code: Code,
         s: &crate::suppress::Suppression,
         message: String,
     ) -> Diagnostic {
@@ -127,14 +124,14 @@ pub struct ContainerCtx<'a, 'y> {
 
 impl ContainerCtx<'_, '_> {
     /// A finding at a node, with the rule's default severity.
-    pub fn diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
+    pub fn diag(&self, code: Code, node: NodeId, message: String) -> Diagnostic {
         let rule = registry::by_code(code);
         Diagnostic::new(code, rule.severity, self.y.span(node), message)
     }
 
     /// A finding for a Go-only rule: it always says why the container was judged Go and which Go
     /// version was assumed.
-    pub fn go_diag(&self, code: &'static str, node: NodeId, message: String) -> Diagnostic {
+    pub fn go_diag(&self, code: Code, node: NodeId, message: String) -> Diagnostic {
         let note = self.go_note.get_or_init(|| self.go.note());
         self.diag(code, node, message).note(note.clone())
     }

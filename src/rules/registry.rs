@@ -40,7 +40,7 @@ pub enum Check {
 }
 
 pub struct Rule {
-    pub code: &'static str,
+    pub code: Code,
     pub name: &'static str,
     pub severity: Severity,
     pub fix: FixKind,
@@ -51,129 +51,140 @@ pub struct Rule {
     pub checks: &'static [Check],
 }
 
-macro_rules! rule {
-    ($code:literal, $name:literal, $sev:ident, $fix:ident, $applies:literal, $summary:literal, $check:expr) => {
-        Rule {
-            code: $code,
-            name: $name,
-            severity: Severity::$sev,
-            fix: FixKind::$fix,
-            applies_to: $applies,
-            summary: $summary,
-            doc: include_str!(concat!("../../rules/", $code, "-", $name, ".md")),
-            checks: $check,
+/// The table: each row gives a rule's code, name, default severity, fix kind, what it applies to,
+/// a one-line summary and its checks. It makes both [`Code`] and [`RULES`], so the two cannot
+/// disagree; rows are in code order, so a code's discriminant is its rule's index.
+macro_rules! rules {
+    ($($code:ident => $name:literal, $sev:ident, $fix:ident, $applies:literal, $summary:literal, $checks:expr;)*) => {
+        /// A rule's identity. Codes written by users (config, suppressions, `--select`) are
+        /// parsed into it once ([`find`], [`matching`]); rules and outputs never spell one.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($code,)*
         }
+
+        impl Code {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$code => stringify!($code),)*
+                }
+            }
+        }
+
+        pub static RULES: &[Rule] = &[
+            $(Rule {
+                code: Code::$code,
+                name: $name,
+                severity: Severity::$sev,
+                fix: FixKind::$fix,
+                applies_to: $applies,
+                summary: $summary,
+                doc: include_str!(concat!("../../rules/", stringify!($code), "-", $name, ".md")),
+                checks: $checks,
+            },)*
+        ];
     };
 }
 
-pub static RULES: &[Rule] = &[
-    rule!("GK000", "invalid-yaml", Error, None, "every document",
-        "the document is not valid YAML (or not text)", &[Check::File(gk000::check)]),
-    rule!("GK001", "duplicate-key", Error, None, "every mapping",
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // `pad`, not `write_str`: tables align codes with a width.
+        f.pad(self.as_str())
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+rules! {
+    GK000 => "invalid-yaml", Error, None, "every document",
+        "the document is not valid YAML (or not text)", &[Check::File(gk000::check)];
+    GK001 => "duplicate-key", Error, None, "every mapping",
         "a mapping repeats a key; kubectl rejects it and other tools keep either value",
-        &[Check::File(gk001::check)]),
-    rule!("GK101", "memory-limit-without-gomemlimit", Warning, Safe, "Go containers",
+        &[Check::File(gk001::check)];
+    GK101 => "memory-limit-without-gomemlimit", Warning, Safe, "Go containers",
         "memory limit without GOMEMLIMIT: the GC paces by GOGC alone and the container is OOM-killed",
-        &[Check::Container(gk101::check)]),
-    rule!("GK102", "memory-request-not-equal-limit", Warning, Unsafe, "all containers",
+        &[Check::Container(gk101::check)];
+    GK102 => "memory-request-not-equal-limit", Warning, Unsafe, "all containers",
         "memory request below the limit: the pod is evicted and OOM-scored by usage above the request",
-        &[Check::Container(gk102::check)]),
-    rule!("GK103", "gomemlimit-exceeds-memory-limit", Error, Safe, "Go containers",
+        &[Check::Container(gk102::check)];
+    GK103 => "gomemlimit-exceeds-memory-limit", Error, Safe, "Go containers",
         "GOMEMLIMIT at or above the memory limit (no headroom), or far below it (stale)",
-        &[Check::Container(gk103::check)]),
-    rule!("GK104", "gomemlimit-malformed", Error, Safe, "Go containers",
+        &[Check::Container(gk103::check)];
+    GK104 => "gomemlimit-malformed", Error, Safe, "Go containers",
         "GOMEMLIMIT the Go runtime rejects: the process dies at start-up",
-        &[Check::Container(gk104::check)]),
-    rule!("GK105", "go-env-divisor-mismatch", Error, Safe, "Go containers",
+        &[Check::Container(gk104::check)];
+    GK105 => "go-env-divisor-mismatch", Error, Safe, "Go containers",
         "resourceFieldRef divisor that changes the unit Go reads (GOMEMLIMIT in MiB read as bytes)",
-        &[Check::Container(gk105::check)]),
-    rule!("GK106", "go-env-from-unset-resource", Warning, None, "Go containers",
+        &[Check::Container(gk105::check)];
+    GK106 => "go-env-from-unset-resource", Warning, None, "Go containers",
         "GOMEMLIMIT/GOMAXPROCS from a resource the container does not set (node allocatable or 0)",
-        &[Check::Container(gk106::check)]),
-    rule!("GK107", "gogc-off-without-gomemlimit", Error, Safe, "Go containers",
+        &[Check::Container(gk106::check)];
+    GK107 => "gogc-off-without-gomemlimit", Error, Safe, "Go containers",
         "GOGC=off with no GOMEMLIMIT: the heap grows until the OOM kill",
-        &[Check::Container(gk107::check)]),
-    rule!("GK108", "godebug-madvdontneed", Warning, Safe, "Go containers",
+        &[Check::Container(gk107::check)];
+    GK108 => "godebug-madvdontneed", Warning, Safe, "Go containers",
         "GODEBUG madvdontneed: redundant (=1) or inflating RSS and misleading eviction (=0)",
-        &[Check::Container(gk108::check)]),
-    rule!("GK109", "suspicious-memory-quantity", Warning, None, "all containers",
+        &[Check::Container(gk108::check)];
+    GK109 => "suspicious-memory-quantity", Warning, None, "all containers",
         "memory quantity with a milli suffix (100m = 0.1 byte) or read as octal (0100 = 64)",
-        &[Check::Container(gk109::check), Check::Object(gk109::check_limit_range)]),
-    rule!("GK201", "cpu-limit-without-gomaxprocs", Warning, Safe, "Go containers, Go < 1.25 or unknown",
+        &[Check::Container(gk109::check), Check::Object(gk109::check_limit_range)];
+    GK201 => "cpu-limit-without-gomaxprocs", Warning, Safe, "Go containers, Go < 1.25 or unknown",
         "CPU limit without GOMAXPROCS: Go runs a thread per node CPU and burns the CFS quota early",
-        &[Check::Container(gk201::check)]),
-    rule!("GK202", "gomaxprocs-exceeds-cpu-limit", Warning, Safe, "Go containers",
+        &[Check::Container(gk201::check)];
+    GK202 => "gomaxprocs-exceeds-cpu-limit", Warning, Safe, "Go containers",
         "GOMAXPROCS above the CPU limit: more threads than the quota can feed",
-        &[Check::Container(gk202::check)]),
-    rule!("GK203", "cpu-limit-throttling", Warning, Unsafe, "all containers",
+        &[Check::Container(gk202::check)];
+    GK203 => "cpu-limit-throttling", Warning, Unsafe, "all containers",
         "CPU limit that CFS will throttle at the parallelism the container uses",
-        &[Check::Container(gk203::check)]),
-    rule!("GK204", "gomaxprocs-pinned-on-adaptive-go", Info, Unsafe, "Go containers, Go >= 1.25",
+        &[Check::Container(gk203::check)];
+    GK204 => "gomaxprocs-pinned-on-adaptive-go", Info, Unsafe, "Go containers, Go >= 1.25",
         "static GOMAXPROCS on Go >= 1.25 turns off the runtime's own limit tracking",
-        &[Check::Container(gk204::check)]),
-    rule!("GK205", "gomaxprocs-invalid", Warning, None, "Go containers",
+        &[Check::Container(gk204::check)];
+    GK205 => "gomaxprocs-invalid", Warning, None, "Go containers",
         "GOMAXPROCS the runtime ignores (0, negative, not an integer) or absurdly large",
-        &[Check::Container(gk205::check)]),
-    rule!("GK206", "godebug-disables-container-maxprocs", Warning, Safe, "Go containers, Go >= 1.25",
+        &[Check::Container(gk205::check)];
+    GK206 => "godebug-disables-container-maxprocs", Warning, Safe, "Go containers, Go >= 1.25",
         "GODEBUG containermaxprocs=0 or updatemaxprocs=0 turns off container-aware GOMAXPROCS",
-        &[Check::Container(gk206::check)]),
-    rule!("GK301", "gogc-invalid", Warning, None, "Go containers",
+        &[Check::Container(gk206::check)];
+    GK301 => "gogc-invalid", Warning, None, "Go containers",
         "GOGC the runtime silently replaces with 100",
-        &[Check::Container(gk301::check)]),
-    rule!("GK302", "env-value-not-string", Error, Safe, "all containers",
+        &[Check::Container(gk301::check)];
+    GK302 => "env-value-not-string", Error, Safe, "all containers",
         "unquoted env value that YAML 1.1 types as a number, boolean or null",
-        &[Check::Container(gk302::check)]),
-    rule!("GK303", "duplicate-env", Warning, None, "all containers",
+        &[Check::Container(gk302::check)];
+    GK303 => "duplicate-env", Warning, None, "all containers",
         "the same env var twice (the last wins), or disagreeing with envFrom",
-        &[Check::Container(gk303::check)]),
-    rule!("GK401", "missing-requests", Warning, None, "all containers",
+        &[Check::Container(gk303::check)];
+    GK401 => "missing-requests", Warning, None, "all containers",
         "no effective CPU or memory request: no scheduling guarantee",
-        &[Check::Container(gk401::check)]),
-    rule!("GK901", "unused-suppression", Info, Safe, "suppressions",
-        "a suppression that matched no finding", &[Check::Suppressions(gk901::check)]),
-    rule!("GK902", "unknown-rule-in-suppression", Warning, None, "suppressions",
-        "a suppression that names no known rule", &[Check::Suppressions(gk902::check)]),
-];
+        &[Check::Container(gk401::check)];
+    GK901 => "unused-suppression", Info, Safe, "suppressions",
+        "a suppression that matched no finding", &[Check::Suppressions(gk901::check)];
+    GK902 => "unknown-rule-in-suppression", Warning, None, "suppressions",
+        "a suppression that names no known rule", &[Check::Suppressions(gk902::check)];
+}
 
 /// A rule by code (`GK101`, any case) or name (`memory-limit-without-gomemlimit`).
 pub fn find(code_or_name: &str) -> Option<&'static Rule> {
     let s = code_or_name.trim();
     RULES
         .iter()
-        .find(|r| r.code.eq_ignore_ascii_case(s) || r.name == s)
+        .find(|r| r.code.as_str().eq_ignore_ascii_case(s) || r.name == s)
 }
 
-pub fn by_code(code: &str) -> &'static Rule {
-    &RULES[index_of(code)]
-}
-
-/// Where the rule with this code stands in [`RULES`]. Every finding's output looks its rule up:
-/// by the code's number, not by comparing the code with each rule's in turn.
-pub fn index_of(code: &str) -> usize {
-    static BY_NUMBER: std::sync::OnceLock<[u8; 1000]> = std::sync::OnceLock::new();
-    let index = BY_NUMBER.get_or_init(|| {
-        let mut index = [u8::MAX; 1000];
-        for (i, r) in RULES.iter().enumerate() {
-            let n = code_number(r.code).expect("rule codes are GK and three digits");
-            index[n] = u8::try_from(i).expect("fewer than 255 rules");
-        }
-        index
-    });
-    // A number's only code is `GK` and its digits, so the slot found is this code's rule.
-    code_number(code)
-        .map(|n| usize::from(index[n]))
-        .filter(|&i| i < RULES.len())
-        .unwrap_or_else(|| panic!("rule {code} is not registered"))
-}
-
-/// 101 for `GK101`; None for anything not shaped like a rule code.
-fn code_number(code: &str) -> Option<usize> {
-    match code.as_bytes() {
-        [b'G', b'K', d @ ..] if d.len() == 3 && d.iter().all(u8::is_ascii_digit) => {
-            Some(d.iter().fold(0, |n, &b| n * 10 + usize::from(b - b'0')))
-        }
-        _ => None,
+impl Code {
+    /// The rule with this code.
+    pub fn rule(self) -> &'static Rule {
+        &RULES[self as usize]
     }
+}
+
+pub fn by_code(code: Code) -> &'static Rule {
+    code.rule()
 }
 
 /// Rules matched by a selector: a code, a name, or a code prefix such as `GK2` or `GK`.
@@ -186,7 +197,7 @@ pub fn matching(selector: &str) -> Vec<&'static Rule> {
     if upper.starts_with("GK") && upper[2..].bytes().all(|b| b.is_ascii_digit()) {
         return RULES
             .iter()
-            .filter(|r| r.code.starts_with(&upper))
+            .filter(|r| r.code.as_str().starts_with(&upper))
             .collect();
     }
     Vec::new()
@@ -197,27 +208,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_rule_is_found_by_its_code() {
+    fn every_code_names_its_own_rule() {
         for (i, r) in RULES.iter().enumerate() {
-            assert_eq!(index_of(r.code), i);
-            assert!(std::ptr::eq(by_code(r.code), r));
+            assert_eq!(r.code as usize, i, "{}", r.code);
+            assert!(std::ptr::eq(r.code.rule(), r));
+            assert!(std::ptr::eq(find(r.code.as_str()).unwrap(), r));
+            assert!(std::ptr::eq(
+                find(&r.code.as_str().to_lowercase()).unwrap(),
+                r
+            ));
+            assert!(std::ptr::eq(find(r.name).unwrap(), r));
         }
+        // Codes sort as their text does: findings are ordered by code.
+        assert!(RULES
+            .windows(2)
+            .all(|w| w[0].code.as_str() < w[1].code.as_str()));
     }
 
     #[test]
-    fn only_rule_shaped_codes_have_numbers() {
-        assert_eq!(code_number("GK000"), Some(0));
-        assert_eq!(code_number("GK303"), Some(303));
-        for bad in [
-            "", "GK", "GK30", "GK3030", "gk303", "GX303", "GK3a3", "GK-12", "GK٣٠٣",
-        ] {
-            assert_eq!(code_number(bad), None, "{bad}");
-        }
-    }
-
-    #[test]
-    #[should_panic(expected = "rule GK999 is not registered")]
-    fn an_unregistered_code_is_a_bug() {
-        by_code("GK999");
+    fn selectors_match_codes_names_and_blocks() {
+        assert_eq!(
+            matching("GK2").len(),
+            RULES
+                .iter()
+                .filter(|r| r.code.as_str().starts_with("GK2"))
+                .count()
+        );
+        assert!(matching("GK2").len() > 3);
+        assert_eq!(matching("gk101").len(), 1);
+        assert!(matching("GK999").is_empty());
+        assert!(matching("GX1").is_empty());
     }
 }
