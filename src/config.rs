@@ -340,12 +340,11 @@ impl Config {
                                 format!("unknown rule {name:?} (see `golint-k8s rules`)"),
                             ));
                         };
-                        let sev = match p.string(iv)? {
-                            "off" | "false" => RuleLevel::Off,
-                            "error" => RuleLevel::On(Severity::Error),
-                            "warning" | "warn" => RuleLevel::On(Severity::Warning),
-                            "info" => RuleLevel::On(Severity::Info),
-                            other => {
+                        let word = p.string(iv)?;
+                        let sev = match (word, Severity::parse(word)) {
+                            ("off" | "false", _) => RuleLevel::Off,
+                            (_, Some(severity)) => RuleLevel::On(severity),
+                            (other, None) => {
                                 return Err(err(
                                     y.span(iv).start,
                                     format!("rule level must be off, info, warning or error, not {other:?}"),
