@@ -174,6 +174,47 @@ pub fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
+/// `dir` and at most `limit - 1` directories above it, nearest first, each named from where `dir`
+/// was named: `../a` gives `../a`, `..`, `../..`. (`Path::ancestors` ends a relative path with
+/// the empty path, which stands for the current directory: the parent of `..` is not that.) The
+/// file system's root is left out: no project lives there, and listing it lists the machine.
+pub fn ancestors(dir: &Path, limit: usize) -> Vec<PathBuf> {
+    use std::path::Component;
+    // How many `..` from the current directory reach the root.
+    static DEPTH: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| {
+        std::env::current_dir().map_or(usize::MAX, |d| {
+            d.components()
+                .filter(|c| matches!(c, Component::Normal(_)))
+                .count()
+        })
+    });
+    let is_root = |p: &Path| match p.components().next_back() {
+        Some(Component::ParentDir) => p.components().count() >= *DEPTH,
+        Some(Component::CurDir) => *DEPTH == 0,
+        Some(Component::Normal(_)) => false,
+        _ => true,
+    };
+    let mut out = Vec::new();
+    let mut at = lexical(dir);
+    if at.as_os_str().is_empty() {
+        at = PathBuf::from(".");
+    }
+    while out.len() < limit && !is_root(&at) {
+        out.push(at.clone());
+        match at.components().next_back() {
+            Some(Component::Normal(_)) => {
+                at.pop();
+                if at.as_os_str().is_empty() {
+                    at = PathBuf::from(".");
+                }
+            }
+            Some(Component::CurDir) => at = PathBuf::from(".."),
+            _ => at.push(".."),
+        }
+    }
+    out
+}
+
 /// A path with `.` dropped and `..` applied to the part before it, without asking the file
 /// system (`a/b/../c/./d` is `a/c/d`): two names of one file given from the same place compare
 /// equal, and a path reads as a user would write it.
@@ -222,6 +263,29 @@ pub fn names(dir: &Path) -> &'static foldhash::HashSet<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ancestors_of_relative_paths_go_up_through_dot_dot() {
+        let up = |p: &str, n: usize| -> Vec<String> {
+            ancestors(Path::new(p), n)
+                .iter()
+                .map(|a| a.display().to_string())
+                .collect()
+        };
+        // From the current directory up to just below the root.
+        let depth = std::env::current_dir().unwrap().components().count() - 1;
+        assert!(depth >= 1, "the tests run below the root");
+        let dots = |n: usize| vec![".."; n].join("/");
+        let below_root: Vec<String> = (1..depth).map(dots).collect();
+        assert_eq!(up("a/b", 3), ["a/b", "a", "."]);
+        assert_eq!(up("a/b", 99)[3..], below_root);
+        assert_eq!(up("../x", 99)[1..], below_root);
+        assert_eq!(up("", 1), ["."]);
+        assert_eq!(up("./a/../b", 2), ["b", "."]);
+        assert_eq!(up("/srv/app", 9), ["/srv/app", "/srv"]);
+        assert!(up("/", 9).is_empty());
+        assert_eq!(up("a", 1), ["a"]);
+    }
 
     #[test]
     fn walked_paths_sort_as_path_orders_them() {

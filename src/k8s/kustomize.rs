@@ -7,6 +7,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex};
 
+/// How many directories up a kustomization is looked for: any repository's depth.
+const MAX_UP: usize = 32;
+
 const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// The patch files each kustomization directory lists (canonical paths), read once per directory.
@@ -42,12 +45,8 @@ fn listed_above(dir: &Path) -> &'static [PathBuf] {
     let cached = ABOVE.lock().ok().and_then(|m| m.get(dir).copied());
     let listed = cached.unwrap_or_else(|| {
         let mut all = Vec::new();
-        for ancestor in dir.ancestors() {
-            let ancestor = if ancestor.as_os_str().is_empty() {
-                Path::new(".")
-            } else {
-                ancestor
-            };
+        for ancestor in &crate::walk::ancestors(dir, MAX_UP) {
+            let ancestor = ancestor.as_path();
             // Not under the lock: reading a directory must not hold up the other threads.
             let cached = PATCHES.lock().ok().and_then(|c| c.get(ancestor).cloned());
             let patches = cached.unwrap_or_else(|| {

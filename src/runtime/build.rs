@@ -184,12 +184,7 @@ fn indexes_above(dir: &Path) -> &'static Above {
         own: None,
         builds: Vec::new(),
     };
-    for (i, a) in dir.ancestors().take(MAX_UP + 1).enumerate() {
-        let a = if a.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            a
-        };
+    for (i, a) in crate::walk::ancestors(dir, MAX_UP + 1).iter().enumerate() {
         let Some(index) = index(a) else { continue };
         if i == 0 {
             above.own = Some(index);

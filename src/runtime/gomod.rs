@@ -62,24 +62,25 @@ pub fn main_package(manifest: &Path, import_path: &str) -> Option<Arc<MainPackag
 /// directory is its module's, as the go command decides.
 const MODULE_DEPTH: usize = 8;
 
+/// How far above a manifest the module of a `ko://` import is looked for: any repository's depth.
+const SEARCH_DEPTH: usize = 32;
+
 /// The main package in a directory (a Go service's Docker build context): the nearest go.mod at
 /// or above it, and the directory's own Go files.
 pub fn in_dir(dir: &Path) -> Option<MainPackage> {
-    let (gomod_path, text) = dir.ancestors().take(MODULE_DEPTH).find_map(|a| {
-        let p = a.join("go.mod");
-        std::fs::read_to_string(&p).ok().map(|t| (p, t))
-    })?;
+    let (gomod_path, text) = crate::walk::ancestors(dir, MODULE_DEPTH)
+        .iter()
+        .find_map(|a| {
+            let p = a.join("go.mod");
+            std::fs::read_to_string(&p).ok().map(|t| (p, t))
+        })?;
     Some(read_package(dir, gomod_path, &text))
 }
 
 fn find(dir: &Path, import_path: &str) -> Option<MainPackage> {
     let import_path = import_path.trim_end_matches('/');
-    for ancestor in dir.ancestors() {
-        let ancestor = if ancestor.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            ancestor
-        };
+    for ancestor in &crate::walk::ancestors(dir, SEARCH_DEPTH) {
+        let ancestor = ancestor.as_path();
         let Ok(text) = std::fs::read_to_string(ancestor.join("go.mod")) else {
             continue;
         };
@@ -108,12 +109,8 @@ fn find(dir: &Path, import_path: &str) -> Option<MainPackage> {
     // A main package of a dependency (`ko://knative.dev/pkg/…/cmd/migrate` from knative.dev/serving's
     // tree): ko runs `go build` in the working module, so that module is the main module and its
     // go.mod decides the runtime's defaults. The package's files are there only when vendored.
-    for ancestor in dir.ancestors() {
-        let ancestor = if ancestor.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            ancestor
-        };
+    for ancestor in &crate::walk::ancestors(dir, SEARCH_DEPTH) {
+        let ancestor = ancestor.as_path();
         let gomod_path = ancestor.join("go.mod");
         let Ok(text) = std::fs::read_to_string(&gomod_path) else {
             continue;
