@@ -89,6 +89,7 @@ pub fn run(a: FixArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
+    crate::walk::read_surroundings(&p.inputs);
     if let Some(chart) = &p.chart {
         if a.common.helm.is_some() {
             return run_helm(&a, &p, chart);

@@ -294,6 +294,7 @@ pub fn run(a: LintArgs) -> i32 {
     if a.parse_only {
         return parse_only(&p);
     }
+    walk::read_surroundings(&p.inputs);
     if a.show_containers {
         return show_containers(&a, &p);
     }

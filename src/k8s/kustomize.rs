@@ -27,7 +27,7 @@ pub fn is_patch(manifest: &Path) -> bool {
 
 /// Every patch the kustomizations at or above a directory list: worked out once per directory
 /// (and remembered per thread for the next file, which is usually in the same one).
-fn listed_above(dir: &Path) -> &'static [PathBuf] {
+pub fn listed_above(dir: &Path) -> &'static [PathBuf] {
     static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [PathBuf]>>> =
         LazyLock::new(Default::default);
     thread_local! {
