@@ -1292,6 +1292,47 @@ fn write_atomic_refuses_stale_and_read_only_files() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// An edit made while the fixed text is being flushed (the slow part of a write) is kept, and the
+/// write reports the file as changed: the comparison with what was read is repeated after the
+/// flush. Also an editor's save that renames a new file over the original, even with the same
+/// text.
+#[cfg(unix)]
+#[test]
+fn an_edit_during_the_flush_is_not_overwritten() {
+    use golint_k8s::fix::write::{write_atomic_observed, WriteError};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.yaml");
+    write(&path, "original\n");
+    let err = write_atomic_observed(&path, b"original\n", "fixed\n", |p| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(p).unwrap();
+        std::io::Write::write_all(&mut f, b"# edit\n").unwrap();
+    })
+    .unwrap_err();
+    assert!(matches!(err, WriteError::Changed), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"original\n# edit\n");
+
+    write(&path, "original\n");
+    let err = write_atomic_observed(&path, b"original\n", "fixed\n", |p| {
+        let saved = p.with_extension("saving");
+        std::fs::write(&saved, "original\n").unwrap();
+        std::fs::rename(&saved, p).unwrap();
+    })
+    .unwrap_err();
+    assert!(matches!(err, WriteError::Changed), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), b"original\n");
+
+    // Nothing happening in the window: written as before, no temporary file left.
+    write(&path, "original\n");
+    write_atomic_observed(&path, b"original\n", "fixed\n", |_| {}).unwrap();
+    assert_eq!(std::fs::read(&path).unwrap(), b"fixed\n");
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".golint-k8s-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
 /// Two `fix` runs on the same tree at once: each file ends up valid and fully fixed exactly once
 /// (no env entry added twice, which would be GK303, and nothing unparseable, GK000), and a
 /// following `fix --check` finds nothing to do. A run that loses a race for a file reports it as

@@ -2,6 +2,10 @@
 //! in the same directory, is flushed to disk, takes the original's permissions (and owner, where
 //! the process may set it), and is renamed over the original in one step. A file that changed on
 //! disk since it was read, or that is read-only, is left alone and reported.
+//!
+//! The file is compared with what was read twice: before anything is written, and again once the
+//! temporary file is complete and flushed (the slow part), right before the rename. Only a change
+//! in the moment between that last comparison and the rename can still be overwritten.
 
 use std::io::Write;
 use std::path::Path;
@@ -31,6 +35,19 @@ fn doing(doing: &'static str) -> impl FnOnce(std::io::Error) -> WriteError {
 
 /// Replace the file at `path`, whose content was `original` when it was read, with `new`.
 pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), WriteError> {
+    write_atomic_observed(path, original, new, |_| {})
+}
+
+/// [`write_atomic`], calling `flushed` with the file's real path once the temporary file is
+/// complete and on disk, before the last comparison: tests edit the file there, as a person
+/// could while a slow disk flushes.
+#[doc(hidden)]
+pub fn write_atomic_observed(
+    path: &Path,
+    original: &[u8],
+    new: &str,
+    flushed: impl FnOnce(&Path),
+) -> Result<(), WriteError> {
     // Write through a symlink to its target, so the link itself stays a link.
     let target = std::fs::canonicalize(path).map_err(doing("resolve"))?;
     let meta = std::fs::metadata(&target).map_err(doing("read metadata"))?;
@@ -54,6 +71,12 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), Write
     tmp.as_file()
         .sync_all()
         .map_err(doing("flush the temporary file"))?;
+    flushed(&target);
+    // The same file (not one renamed over it meanwhile), with the same text.
+    let still = std::fs::metadata(&target).map_err(doing("read metadata"))?;
+    if !same_file(&meta, &still) || std::fs::read(&target).map_err(doing("re-read"))? != original {
+        return Err(WriteError::Changed);
+    }
     tmp.persist(&target)
         .map_err(|e| doing("replace the file")(e.error))?;
     // Make the rename itself durable; not every file system lets a directory be synced.
@@ -61,6 +84,17 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), Write
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_: &std::fs::Metadata, _: &std::fs::Metadata) -> bool {
+    true
 }
 
 #[cfg(unix)]
