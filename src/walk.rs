@@ -68,6 +68,15 @@ pub fn collect(paths: &[String]) -> Walked {
             },
         }
     }
+    // A file named twice (`fix dir dir`, `dir ./dir`, `dir/a.yaml dir`) is one input: reported
+    // once, and fixed once instead of by two threads at once. Standard input is read once.
+    let mut seen = std::collections::HashSet::new();
+    let mut stdin = false;
+    w.inputs.retain(|i| match i {
+        Input::File { path, .. } => seen.insert(lexical(path)),
+        Input::Stdin => !std::mem::replace(&mut stdin, true),
+        Input::Rendered { .. } => true,
+    });
     w
 }
 

@@ -133,6 +133,29 @@ fn fix_rewrites_in_place_and_a_second_run_finds_nothing() {
     assert_eq!(stray_temps(dir.path()), Vec::<String>::new());
 }
 
+/// A file named twice, directly or through its directory, is fixed and counted once.
+#[test]
+fn a_file_named_twice_is_fixed_once() {
+    let dir = dir_with(&[]);
+    std::fs::create_dir(dir.path().join("deploy")).unwrap();
+    std::fs::write(dir.path().join("deploy/api.yaml"), SAFE).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["fix", "deploy", "deploy", "./deploy", "deploy/api.yaml"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(summary(&out), "fixed 2 problems in 1 file; 0 remaining");
+    assert_safe_fixed(&read(&dir, "deploy/api.yaml"));
+
+    std::fs::write(dir.path().join("deploy/api.yaml"), SAFE).unwrap();
+    let out = run_in(
+        dir.path(),
+        &["lint", "--format", "json", "deploy", "deploy"],
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["findings"].as_array().unwrap().len(), 2, "{json}");
+}
+
 #[test]
 fn diff_prints_a_unified_diff_and_writes_nothing() {
     let dir = dir_with(&[("api.yaml", SAFE.as_bytes())]);
