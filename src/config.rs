@@ -116,7 +116,7 @@ pub struct Config {
     pub cpu_limits: CpuLimits,
     pub gomemlimit_ratio: f64,
     pub gomemlimit_strategy: MemLimitStrategy,
-    /// Per-rule severity override; None turns the rule off.
+    /// Per-rule level from the config's `rules:`: off, or a severity instead of the default.
     pub rules: HashMap<crate::rules::Code, RuleLevel>,
     pub exclude: Globs,
     pub pod_spec_paths: Vec<PodSpecPath>,
@@ -144,7 +144,6 @@ impl Default for Config {
     }
 }
 
-/// A config error, located in the config file.
 /// What a config's `rules:` says of one rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RuleLevel {
@@ -153,6 +152,7 @@ pub enum RuleLevel {
     On(Severity),
 }
 
+/// A config error, located in the config file.
 #[derive(Debug, Clone)]
 pub struct ConfigError {
     pub file: String,

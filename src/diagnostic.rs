@@ -210,6 +210,11 @@ impl Diagnostic {
         }
     }
 
+    /// A finding of `code` with its rule's default severity (the config may override it later).
+    pub fn of_rule(code: crate::rules::Code, range: Range<usize>, message: String) -> Self {
+        Diagnostic::new(code, code.rule().severity, range, message)
+    }
+
     /// The chart behind a finding in rendered Helm output.
     pub fn chart(&self) -> Option<&ChartOrigin> {
         match self.provenance.as_deref() {

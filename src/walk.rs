@@ -183,25 +183,6 @@ pub fn describe_io(e: &std::io::Error) -> String {
     }
 }
 
-/// Read what the lint of the manifests in these files will ask of the tree around them (build
-/// files, kustomizations, each directory and the ones above it) on every thread at once. Asked
-/// for by the first file under each directory instead, the reading fell to one thread while the
-/// other waited at the end of its batch (docs/performance.md).
-pub fn read_surroundings(inputs: &[Input]) {
-    use rayon::prelude::*;
-    let dirs: std::collections::BTreeSet<&Path> = inputs
-        .iter()
-        .filter_map(|i| match i {
-            Input::File { path, .. } => path.parent(),
-            _ => None,
-        })
-        .collect();
-    dirs.par_iter().for_each(|dir| {
-        crate::runtime::build::read_above(dir);
-        crate::k8s::kustomize::listed_above(dir);
-    });
-}
-
 /// `dir` and at most `limit - 1` directories above it, nearest first, each named from where `dir`
 /// was named: `../a` gives `../a`, `..`, `../..`. (`Path::ancestors` ends a relative path with
 /// the empty path, which stands for the current directory: the parent of `..` is not that.) The

@@ -1232,6 +1232,15 @@ fn stray_files(dir: &Path) -> Vec<String> {
     out
 }
 
+/// The writer's temporary files left in `dir`: there must never be any.
+fn writer_temporaries(dir: &Path) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().starts_with(".golint-k8s-"))
+        .collect()
+}
+
 /// The writer itself: a file that changed on disk since it was read is refused and left as it is
 /// now, and so is a read-only one; a file owned by someone else keeps its owner and mode.
 #[cfg(unix)]
@@ -1284,11 +1293,7 @@ fn write_atomic_refuses_stale_and_read_only_files() {
     if is_root() {
         assert_eq!((meta.uid(), meta.gid()), (4242, 4242));
     }
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().starts_with(".golint-k8s-"))
-        .collect();
+    let leftovers = writer_temporaries(dir.path());
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
@@ -1325,11 +1330,7 @@ fn an_edit_during_the_flush_is_not_overwritten() {
     write(&path, "original\n");
     write_atomic_observed(&path, b"original\n", "fixed\n", |_| {}).unwrap();
     assert_eq!(std::fs::read(&path).unwrap(), b"fixed\n");
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .filter(|n| n.to_string_lossy().starts_with(".golint-k8s-"))
-        .collect();
+    let leftovers = writer_temporaries(dir.path());
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 

@@ -6,14 +6,14 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::lint::{prepare, report, usage, LintArgs, Prepared};
+use super::lint::{prepare, report, LintArgs, Prepared};
 use super::Format;
 use crate::diagnostic::Applicability;
+use crate::error::Error;
 use crate::fix::engine::{fix_source, Failure, Outcome};
 use crate::fix::write::write_atomic;
 use crate::lint::{decode_failure, lint_source, FileReport};
 use crate::output::FixedOut;
-use crate::rules::registry;
 use crate::source::{Origin, Source};
 use crate::walk::Input;
 
@@ -89,7 +89,7 @@ pub fn run(a: FixArgs) -> i32 {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
-    crate::walk::read_surroundings(&p.inputs);
+    p.read_surroundings();
     if let Some(chart) = &p.chart {
         if a.common.helm.is_some() {
             return run_helm(&a, &p, chart);
@@ -97,7 +97,9 @@ pub fn run(a: FixArgs) -> i32 {
     }
     let stdin = p.inputs.iter().any(|i| matches!(i, Input::Stdin));
     if stdin && p.inputs.len() > 1 {
-        return usage("fix reads standard input (-) on its own, not together with paths");
+        return super::fail(Error::Usage(
+            "fix reads standard input (-) on its own, not together with paths".into(),
+        ));
     }
     if stdin {
         return run_stdin(&a, &p);
@@ -210,7 +212,7 @@ fn fixed_out(o: &Outcome) -> Vec<FixedOut> {
             FixedOut {
                 file: o.remaining.name.clone(),
                 code: x.code,
-                rule: registry::by_code(x.code).name,
+                rule: x.code.rule().name,
                 applicability: x.applicability,
                 title: x.title.clone(),
                 document: x.document,
@@ -377,10 +379,7 @@ fn summary(a: &FixArgs, results: &[FileFix]) -> String {
 /// so `helm template … | golint-k8s fix - > fixed.yaml` works.
 fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     let (src, cfg) = match p.load(&Input::Stdin) {
-        Err(e) => {
-            say!("error: {e}");
-            return 2;
-        }
+        Err(e) => return super::fail(e),
         Ok(None) => return 0,
         Ok(Some((Err(failure), _))) => {
             // Not text we can fix: pass the bytes through untouched and say why.
@@ -474,10 +473,7 @@ fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
             return 2;
         }
         Ok(None) => return 0,
-        Err(e) => {
-            say!("error: {e}");
-            return 2;
-        }
+        Err(e) => return super::fail(e),
     };
     let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {

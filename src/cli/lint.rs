@@ -262,6 +262,25 @@ impl Prepared {
 }
 
 impl Prepared {
+    /// Read what linting the input files will ask of the tree around them (build files and
+    /// kustomizations in each directory and the ones above it) on every thread at once. Asked for
+    /// by the first file under each directory instead, the reading fell to one thread while the
+    /// other waited at the end of its batch (docs/performance.md).
+    pub fn read_surroundings(&self) {
+        let dirs: std::collections::BTreeSet<&Path> = self
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::File { path, .. } => path.parent(),
+                _ => None,
+            })
+            .collect();
+        dirs.par_iter().for_each(|dir| {
+            crate::runtime::build::read_above(dir);
+            crate::k8s::kustomize::listed_above(dir);
+        });
+    }
+
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
     /// Inputs that cannot be read come back as errors.
     pub fn map_inputs<T: Send>(
@@ -294,7 +313,7 @@ pub fn run(a: LintArgs) -> i32 {
     if a.parse_only {
         return parse_only(&p);
     }
-    walk::read_surroundings(&p.inputs);
+    p.read_surroundings();
     if a.show_containers {
         return show_containers(&a, &p);
     }
@@ -686,11 +705,6 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
 
 fn terminal_width() -> Option<usize> {
     std::env::var("COLUMNS").ok()?.parse().ok()
-}
-
-pub fn usage(m: &str) -> i32 {
-    say!("error: {m}");
-    2
 }
 
 /// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).

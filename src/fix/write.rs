@@ -3,9 +3,9 @@
 //! the process may set it), and is renamed over the original in one step. A file that changed on
 //! disk since it was read, or that is read-only, is left alone and reported.
 //!
-//! The file is compared with what was read twice: before anything is written, and again once the
-//! temporary file is complete and flushed (the slow part), right before the rename. Only a change
-//! in the moment between that last comparison and the rename can still be overwritten.
+//! The file is compared with what was read once the temporary file is complete and flushed (the
+//! slow part), right before the rename: only a change in the moment between that comparison and
+//! the rename can still be overwritten.
 
 use std::io::Write;
 use std::path::Path;
@@ -53,10 +53,6 @@ pub fn write_atomic_observed(
     let meta = std::fs::metadata(&target).map_err(doing("read metadata"))?;
     if meta.permissions().readonly() {
         return Err(WriteError::ReadOnly);
-    }
-    let now = std::fs::read(&target).map_err(doing("re-read"))?;
-    if now != original {
-        return Err(WriteError::Changed);
     }
     let dir = target.parent().ok_or(WriteError::NoParent)?;
     let mut tmp = tempfile::Builder::new()

@@ -4,13 +4,12 @@
 use std::io::Write;
 
 use super::Run;
-use crate::rules::registry;
 
 pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     for r in run.reports {
         for f in &r.findings {
             let d = &f.diagnostic;
-            let rule = registry::by_code(d.code);
+            let rule = d.code.rule();
             writeln!(
                 out,
                 "{}:{}:{}: {} {} {}: {}",

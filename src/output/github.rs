@@ -8,7 +8,6 @@ use std::io::Write;
 
 use super::Run;
 use crate::diagnostic::{Provenance, Severity};
-use crate::rules::registry;
 
 fn escape_data(s: &str) -> String {
     s.replace('%', "%25")
@@ -29,7 +28,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 Severity::Warning => "warning",
                 Severity::Info => "notice",
             };
-            let title = format!("{} {}", d.code, registry::by_code(d.code).name);
+            let title = format!("{} {}", d.code, d.code.rule().name);
             let mut message = d.message.clone();
             for n in &d.notes {
                 message.push('\n');
@@ -38,7 +37,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             if let Some(t) = &d.source_template {
                 message.push_str(&format!("\nrendered from {t}"));
             }
-            // A cluster object has no file to annotate: its path is in the title already.
+            // A cluster finding's object is already the annotation's `file`; a chart adds a line.
             if let Some(Provenance::Chart(c)) = d.provenance.as_deref() {
                 message.push_str(&format!("\nin the chart: {}", c.describe()));
             }

@@ -12,7 +12,6 @@ use miette::{
 use super::{doc_url, Run};
 use crate::diagnostic::{Provenance, Severity};
 use crate::lint::{FileReport, Finding};
-use crate::rules::registry;
 use crate::source::Source;
 use rayon::prelude::*;
 
@@ -176,7 +175,7 @@ fn render(
 
 fn build(name: &str, src: Text, f: &Finding) -> Report {
     let d = &f.diagnostic;
-    let rule = registry::by_code(d.code);
+    let rule = d.code.rule();
     let mut help: Vec<String> = d.notes.clone();
     if let Some(t) = &d.source_template {
         help.push(format!("rendered from {t}"));

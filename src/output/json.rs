@@ -708,7 +708,7 @@ mod tests {
         let d = &f.diagnostic;
         let out = FindingOut {
             code: d.code,
-            rule: registry::by_code(d.code).name,
+            rule: d.code.rule().name,
             severity: d.severity,
             message: &d.message,
             notes: &d.notes,

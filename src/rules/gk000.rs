@@ -23,6 +23,5 @@ pub fn check(cx: &FileCtx, out: &mut Vec<Diagnostic>) {
 
 /// The finding for a file that could not be decoded as text (it is never parsed).
 pub fn undecodable(message: String) -> Diagnostic {
-    let rule = super::registry::by_code(Code::GK000);
-    Diagnostic::new(rule.code, rule.severity, 0..0, message)
+    Diagnostic::of_rule(Code::GK000, 0..0, message)
 }

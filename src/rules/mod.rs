@@ -51,7 +51,7 @@ pub struct FileCtx<'a, 'y> {
 impl FileCtx<'_, '_> {
     /// A finding at a byte range, with the rule's default severity.
     pub fn diag(&self, code: Code, range: std::ops::Range<usize>, message: String) -> Diagnostic {
-        Diagnostic::new(code, registry::by_code(code).severity, range, message)
+        Diagnostic::of_rule(code, range, message)
     }
 }
 
@@ -64,12 +64,7 @@ pub struct ObjectCtx<'a, 'y> {
 impl ObjectCtx<'_, '_> {
     /// A finding at a node, with the rule's default severity.
     pub fn diag(&self, code: Code, node: NodeId, message: String) -> Diagnostic {
-        Diagnostic::new(
-            code,
-            registry::by_code(code).severity,
-            self.y.span(node),
-            message,
-        )
+        Diagnostic::of_rule(code, self.y.span(node), message)
     }
 }
 
@@ -90,12 +85,7 @@ impl SuppressionCtx<'_> {
         s: &crate::suppress::Suppression,
         message: String,
     ) -> Diagnostic {
-        Diagnostic::new(
-            code,
-            registry::by_code(code).severity,
-            s.span.clone(),
-            message,
-        )
+        Diagnostic::of_rule(code, s.span.clone(), message)
     }
 }
 
@@ -125,8 +115,7 @@ pub struct ContainerCtx<'a, 'y> {
 impl ContainerCtx<'_, '_> {
     /// A finding at a node, with the rule's default severity.
     pub fn diag(&self, code: Code, node: NodeId, message: String) -> Diagnostic {
-        let rule = registry::by_code(code);
-        Diagnostic::new(code, rule.severity, self.y.span(node), message)
+        Diagnostic::of_rule(code, self.y.span(node), message)
     }
 
     /// A finding for a Go-only rule: it always says why the container was judged Go and which Go

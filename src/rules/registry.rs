@@ -183,10 +183,6 @@ impl Code {
     }
 }
 
-pub fn by_code(code: Code) -> &'static Rule {
-    code.rule()
-}
-
 /// Rules matched by a selector: a code, a name, or a code prefix such as `GK2` or `GK`.
 pub fn matching(selector: &str) -> Vec<&'static Rule> {
     let s = selector.trim();

@@ -157,13 +157,13 @@ struct Above {
     builds: Vec<&'static DirIndex>,
 }
 
-/// The [`Above`] of a manifest directory: worked out once per directory, as every container of
-/// every manifest there asks.
-/// Read and remember the build definitions at and above `dir` (see [`crate::walk::read_surroundings`]).
+/// Read and remember the build definitions at and above `dir`, ahead of the containers that ask.
 pub fn read_above(dir: &Path) {
     indexes_above(dir);
 }
 
+/// The [`Above`] of a manifest directory: worked out once per directory, as every container of
+/// every manifest there asks.
 fn indexes_above(dir: &Path) -> &'static Above {
     type Cache = foldhash::HashMap<PathBuf, &'static Above>;
     static ABOVE: LazyLock<Mutex<Cache>> = LazyLock::new(Default::default);

@@ -127,11 +127,6 @@ pub fn image_repo(image: &str) -> &str {
     ImageRef::parse(image).repo
 }
 
-/// The image's tag, if it has one.
-pub fn image_tag(image: &str) -> Option<&str> {
-    ImageRef::parse(image).tag
-}
-
 /// Words a tag adds to a version to name a build flavour, not a program.
 const FLAVOURS: &[&str] = &[
     "alpine",
@@ -178,11 +173,6 @@ const FLAVOURS: &[&str] = &[
 
 /// The service a tag names after its version, in repositories that publish every service of a
 /// project under one image name (`ghcr.io/acme/demo:2.1.3-checkout` is the `checkout` service).
-pub fn tag_service(image: &str) -> Option<&str> {
-    service_of_tag(image_tag(image)?)
-}
-
-/// [`tag_service`] for a tag already split off.
 pub fn service_of_tag(tag: &str) -> Option<&str> {
     let t = tag.strip_prefix('v').unwrap_or(tag);
     let rest = t.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
@@ -403,7 +393,7 @@ mod tests {
         ];
         for (image, repo, tag) in cases {
             assert_eq!(
-                (image_repo(image), image_tag(image)),
+                (image_repo(image), ImageRef::parse(image).tag),
                 (repo, tag),
                 "{image}"
             );
@@ -426,6 +416,7 @@ mod tests {
 
     #[test]
     fn releases_from_tags() {
+        let tag_service = |image| ImageRef::parse(image).tag.and_then(service_of_tag);
         assert_eq!(
             tag_service("ghcr.io/open-telemetry/demo:2.1.3-checkout"),
             Some("checkout")
