@@ -125,7 +125,7 @@ fn cut_points(b: &[u8]) -> Vec<usize> {
 }
 
 /// Append a piece's tree, shifting its node ids and document numbers past what is already there.
-fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
+pub(super) fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
     all.has_aliases |= piece.has_aliases;
     if let (Some(all), Some(piece)) = (all.indent_steps.as_mut(), &piece.indent_steps) {
         all.add(piece);

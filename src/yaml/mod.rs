@@ -163,8 +163,95 @@ struct Open {
 ///
 /// Block-style manifests (nearly all of them) take the [`fast`] path; anything it does not handle
 /// exactly like the reference parser is parsed by the reference parser instead.
+///
+/// A stream that kubectl would cut into documents differently from YAML is read as kubectl reads
+/// it (see [`kubectl_cuts`]).
 pub fn parse(text: &str, base: usize) -> Yaml<'_> {
+    match kubectl_cuts(text) {
+        Some(cuts) => parse_cut(text, base, &cuts),
+        None => parse_whole(text, base),
+    }
+}
+
+fn parse_whole(text: &str, base: usize) -> Yaml<'_> {
     fast::parse_pieces(text, base).unwrap_or_else(|| parse_reference(text, base))
+}
+
+/// kubectl and Helm do not leave document boundaries to YAML: they cut the stream at every line
+/// that starts with `---` followed by nothing but blanks or a comment (unless nothing has been
+/// read since the last cut: then the line stays, as the next piece's first line) and decode each
+/// piece on its own. For YAML, two such lines read otherwise, and a manifest kubectl applies
+/// would be invalid YAML: `---#note`, which YAML reads as a plain scalar (its marker needs a blank
+/// after it), and a byte-order mark at the start of the line after a `---` (YAML allows one only
+/// before a document's marker; concatenated files from Windows editors have them).
+///
+/// Returns the cut lines (each with its line break) when the text has one of those two, and
+/// None for every other text, which YAML and kubectl cut alike.
+fn kubectl_cuts(text: &str) -> Option<Vec<Range<usize>>> {
+    let b = text.as_bytes();
+    let starts = (b.starts_with(b"---").then_some(0))
+        .into_iter()
+        .chain(memchr::memmem::find_iter(b, b"\n---").map(|i| i + 1));
+    let mut cuts = Vec::new();
+    let mut piece = 0;
+    let mut differs = false;
+    for at in starts {
+        let end = memchr::memchr(b'\n', &b[at..]).map_or(b.len(), |i| at + i + 1);
+        let rest = text[at + 3..end].trim();
+        if !(rest.is_empty() || rest.starts_with('#')) {
+            // kubectl refuses such a line; YAML may take it (`--- {a: 1}`): left to YAML.
+            continue;
+        }
+        if at == piece {
+            continue;
+        }
+        differs |= b.get(at + 3) == Some(&b'#') || text[end..].starts_with('\u{feff}');
+        cuts.push(at..end);
+        piece = end;
+    }
+    differs.then_some(cuts)
+}
+
+/// Parse the pieces between `cuts` each on its own, as kubectl does, and join them. A cut line's
+/// comment is kept, in the document that follows it.
+fn parse_cut<'a>(text: &'a str, base: usize, cuts: &[Range<usize>]) -> Yaml<'a> {
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut from = 0;
+    for c in cuts {
+        pieces.push(from..c.start);
+        from = c.end;
+    }
+    pieces.push(from..text.len());
+    let mut all: Option<Yaml<'a>> = None;
+    for (i, range) in pieces.into_iter().enumerate() {
+        // Each piece is a stream of its own for go-yaml, so a byte-order mark may start it.
+        let start = if text[range.clone()].starts_with('\u{feff}') {
+            range.start + '\u{feff}'.len_utf8()
+        } else {
+            range.start
+        };
+        let piece = parse_whole(&text[start..range.end], base + start);
+        let all = match all.as_mut() {
+            None => all.insert(piece),
+            Some(all) => {
+                if piece.indent_steps.is_none() {
+                    all.indent_steps = None;
+                }
+                fast::join(all, piece);
+                all
+            }
+        };
+        let Some(cut) = cuts.get(i) else { continue };
+        let line = text[cut.clone()].trim_end_matches(['\n', '\r']);
+        if let Some(hash) = line.find('#') {
+            all.comments.push(Comment {
+                span: base + cut.start + hash..base + cut.start + line.len(),
+                own_line: false,
+                doc: all.docs.len(),
+            });
+        }
+    }
+    all.unwrap_or_default()
 }
 
 /// Parse with the fast path only, in one piece; `None` where it declines (see [`fast`]).
@@ -936,6 +1023,41 @@ mod tests {
         assert!(y.docs[1].error.is_some());
         let root = y.docs[2].root.unwrap();
         assert_eq!(y.get_str(root, "c"), Some("3"));
+    }
+
+    #[test]
+    fn streams_kubectl_cuts_differently_are_read_as_kubectl_reads_them() {
+        // `---#` ends a document for kubectl; its comment is kept, in the document it starts.
+        let text = "a: 1\n---# second\nb: |\n  x\n---\nc: 3\n";
+        let y = parse(text, 0);
+        assert!(y.docs.iter().all(|d| d.error.is_none()), "{:?}", y.docs);
+        let roots: Vec<NodeId> = y.docs.iter().filter_map(|d| d.root).collect();
+        assert_eq!(roots.len(), 3);
+        assert_eq!(y.get_str(roots[1], "b"), Some("x\n"));
+        assert_eq!(&text[y.span(y.get(roots[2], "c").unwrap())], "3");
+        assert_eq!(y.comments.len(), 1);
+        assert_eq!(&text[y.comments[0].span.clone()], "# second");
+        assert_eq!(y.comments[0].doc, 1);
+
+        // A byte-order mark right after a cut starts a piece, which go-yaml reads as a stream.
+        let text = "a: 1\n--- # c\n\u{feff}b: 2\n";
+        let y = parse(text, 7);
+        let root = y.docs.iter().filter_map(|d| d.root).nth(1).unwrap();
+        let b = y.get(root, "b").unwrap();
+        assert_eq!(
+            y.span(b),
+            7 + text.find('2').unwrap()..8 + text.find('2').unwrap()
+        );
+        assert_eq!(y.comments[0].span.start, 7 + text.find('#').unwrap());
+
+        // First in the stream, or right after another cut, the line is text for kubectl too.
+        for text in ["---# first\na: 1\n", "a: 1\n---\n---#x\nb: 2\n"] {
+            assert!(kubectl_cuts(text).is_none(), "{text:?}");
+            assert!(parse(text, 0).docs.iter().any(|d| d.error.is_some()));
+        }
+        // Everything else is cut alike by YAML and kubectl, and is parsed as one stream.
+        assert!(kubectl_cuts("a: 1\n--- # c\nb: 2\n---\n").is_none());
+        assert!(kubectl_cuts("a: 1\n----\n--- {x: 1}\n").is_none());
     }
 
     #[test]
