@@ -25,11 +25,8 @@ impl Origin {
     /// The name printed in every output format.
     pub fn display_name(&self) -> String {
         match self {
-            Origin::File(p) => {
-                let s = p.to_string_lossy();
-                s.strip_prefix("./").unwrap_or(&s).to_string()
-            }
-            Origin::Stdin(name) => name.clone(),
+            Origin::File(p) => crate::text::shown_path(p),
+            Origin::Stdin(name) => crate::text::printable(name).into_owned(),
         }
     }
 }
@@ -43,6 +40,8 @@ pub struct Source {
     /// Byte offset where the text proper starts (3 when a UTF-8 byte order mark was skipped).
     pub bom_len: usize,
     line_starts: Vec<usize>,
+    /// Characters before each offset, built on the first column asked for.
+    chars: std::sync::OnceLock<crate::text::Units>,
 }
 
 /// An input that could not be treated as YAML text, with the bytes that were read (so the caller
@@ -134,6 +133,7 @@ impl Source {
             text,
             bom_len,
             line_starts,
+            chars: std::sync::OnceLock::new(),
         }
     }
 
@@ -177,16 +177,11 @@ impl Source {
 
     fn line_col_on(&self, line: usize, offset: usize) -> (usize, usize) {
         let start = self.line_starts[line];
-        let col = self.text.get(start..offset).map_or_else(
-            || offset - start,
-            |s| {
-                if s.is_ascii() {
-                    s.len()
-                } else {
-                    s.chars().filter(|&c| c != '\u{feff}').count()
-                }
-            },
-        );
+        // A byte order mark is not a column.
+        let chars = self
+            .chars
+            .get_or_init(|| crate::text::Units::new(&self.text, |c| usize::from(c != '\u{feff}')));
+        let col = chars.at(&self.text, offset) - chars.at(&self.text, start);
         (line + 1, col + 1)
     }
 

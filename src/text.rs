@@ -1,9 +1,25 @@
 //! Small text helpers shared by the parser, the fixes and the outputs: where a line starts, lone
-//! carriage returns, and message pieces (integers, quoted names) written straight into a `String`.
+//! carriage returns, columns counted in characters or UTF-16 units, and message pieces (integers,
+//! quoted names) written straight into a `String`.
 
 /// The offset where the line holding `pos` starts.
 pub fn line_start(text: &str, pos: usize) -> usize {
     text[..pos].rfind('\n').map_or(0, |i| i + 1)
+}
+
+/// Where the line holding `pos` starts, when only bytes that `blank` accepts lie between that
+/// start and `pos`; None as soon as another byte does. Reads backwards, so it costs the length of
+/// that run rather than of the line, which matters on one-line JSON.
+pub fn blank_line_start(text: &str, pos: usize, blank: impl Fn(u8) -> bool) -> Option<usize> {
+    let b = text.as_bytes();
+    let mut i = pos;
+    while i > 0 && b[i - 1] != b'\n' {
+        if !blank(b[i - 1]) {
+            return None;
+        }
+        i -= 1;
+    }
+    Some(i)
 }
 
 /// Whether the text has a carriage return not followed by a line feed (an old Mac line break,
@@ -13,6 +29,105 @@ pub fn has_lone_cr(text: &str) -> bool {
     b.iter()
         .enumerate()
         .any(|(i, &c)| c == b'\r' && b.get(i + 1) != Some(&b'\n'))
+}
+
+/// Counts of a text unit (characters, UTF-16 code units) from the start of a text to any byte
+/// offset. A column is the difference of two counts, so converting one costs at most one stride
+/// of the text however long its line is: a one-line JSON document with thousands of findings
+/// stays linear instead of counting from the line's start for each of them.
+#[derive(Debug)]
+pub struct Units {
+    /// `(byte offset, units before it)` at the first character boundary of each stride; empty
+    /// when every character is one unit and one byte (ASCII text), where the count is the offset.
+    marks: Vec<(usize, usize)>,
+    unit: fn(char) -> usize,
+}
+
+const STRIDE: usize = 256;
+
+impl Units {
+    pub fn new(text: &str, unit: fn(char) -> usize) -> Units {
+        // Every unit counted here (a character, a UTF-16 unit, a byte) counts ASCII as one.
+        if text.is_ascii() {
+            return Units {
+                marks: Vec::new(),
+                unit,
+            };
+        }
+        let mut marks = Vec::with_capacity(text.len() / STRIDE + 1);
+        let mut units = 0;
+        for (i, c) in text.char_indices() {
+            if marks.len() * STRIDE <= i {
+                marks.push((i, units));
+            }
+            units += unit(c);
+        }
+        Units { marks, unit }
+    }
+
+    /// Units in `text[..offset]`; an offset inside a character counts from that character's start.
+    pub fn at(&self, text: &str, offset: usize) -> usize {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        if self.marks.is_empty() {
+            return offset;
+        }
+        let k = self.marks.partition_point(|&(at, _)| at <= offset) - 1;
+        let (from, units) = self.marks[k];
+        units + text[from..offset].chars().map(self.unit).sum::<usize>()
+    }
+
+    /// The first byte offset in `range` whose count reaches `units`, or the range's end.
+    pub fn offset(&self, text: &str, range: std::ops::Range<usize>, units: usize) -> usize {
+        if self.marks.is_empty() {
+            return units.clamp(range.start, range.end);
+        }
+        let k = self.marks.partition_point(|&(_, u)| u <= units).max(1) - 1;
+        let (mut at, mut count) = self.marks[k];
+        if at < range.start {
+            (at, count) = (range.start, self.at(text, range.start));
+        }
+        if at > range.end {
+            return range.end;
+        }
+        for (i, c) in text[at..range.end].char_indices() {
+            if count >= units {
+                return at + i;
+            }
+            count += (self.unit)(c);
+        }
+        range.end
+    }
+}
+
+/// The nearest character boundary at or before `at`.
+pub fn floor_char_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// A name as it can be printed on a terminal: control characters (an escape sequence, a line
+/// break in a file name) are shown as Rust escapes, `\u{1b}`, `\n`, instead of acting.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A path as every output names it: as given, without a leading `./`, printable.
+pub fn shown_path(p: &std::path::Path) -> String {
+    let s = p.to_string_lossy();
+    printable(s.strip_prefix("./").unwrap_or(&s)).into_owned()
 }
 
 /// Append an integer's decimal digits, as `{}` prints them.
@@ -38,6 +153,52 @@ pub fn push_debug(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The index must agree with counting from the start, for every offset and every count, in
+    /// texts longer than a stride with characters of every width.
+    #[test]
+    fn unit_counts_equal_counting_from_the_start() {
+        let mixed: String = (0..700)
+            .map(|i| ["a", "é", "😀", "\u{2028}", "\r\n", "x"][i % 6])
+            .collect();
+        for text in ["", "plain ascii", &mixed, &"b".repeat(1000)] {
+            for unit in [char::len_utf16 as fn(char) -> usize, |_| 1] {
+                let idx = Units::new(text, unit);
+                for offset in 0..=text.len() {
+                    let want: usize = text[..floor_char_boundary(text, offset)]
+                        .chars()
+                        .map(unit)
+                        .sum();
+                    assert_eq!(idx.at(text, offset), want, "{offset}");
+                }
+                let total = idx.at(text, text.len());
+                for units in 0..=total + 2 {
+                    let got = idx.offset(text, 0..text.len(), units);
+                    let want = text
+                        .char_indices()
+                        .scan(0, |n, (i, c)| {
+                            let before = *n;
+                            *n += unit(c);
+                            Some((i, before))
+                        })
+                        .find(|&(_, before)| before >= units)
+                        .map_or(text.len(), |(i, _)| i);
+                    assert_eq!(got, want, "{units}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn control_characters_in_names_are_shown_escaped() {
+        assert_eq!(printable("a.yaml"), "a.yaml");
+        assert_eq!(printable("a\u{1b}[31m.yaml"), "a\\u{1b}[31m.yaml");
+        assert_eq!(printable("a\nb\u{7f}é"), "a\\nb\\u{7f}é");
+        assert_eq!(
+            shown_path(std::path::Path::new("./d/\r.yaml")),
+            "d/\\r.yaml"
+        );
+    }
 
     #[test]
     fn quoted_names_read_as_debug_prints_them() {

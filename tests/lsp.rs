@@ -1412,3 +1412,255 @@ fn config_is_found_for_percent_encoded_uris() {
     assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), ["GK101"]);
     assert!(lsp.shutdown_and_exit().success());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Framing and lifecycle a client can get wrong
+
+/// A frame with the length a client that counts characters would send, one whose length is too
+/// long, and one whose headers end with `\n` alone: each is read, warned about, and the server
+/// stays in step for the next message.
+#[test]
+fn wrong_content_lengths_are_warned_about_and_the_server_stays_in_step() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let text = BASE.replace("name: api\n", "name: größe\n");
+    let open = json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}})
+    .to_string();
+    let chars = open.chars().count();
+    assert!(chars < open.len());
+    lsp.write(format!("Content-Length: {chars}\r\n\r\n{open}").as_bytes());
+    let warning = lsp.wait_notification(TIMEOUT, "a warning about the length", |m| {
+        m["method"] == "window/logMessage"
+    });
+    let said = warning["params"]["message"].as_str().unwrap();
+    assert!(
+        said.contains(&format!("Content-Length said {chars} bytes")),
+        "{said}"
+    );
+    assert_eq!(codes(&lsp.diagnostics(&uri, 1)), ["GK101"]);
+
+    // Too long, then a request right behind it: both are served.
+    let close = json!({"jsonrpc": "2.0", "method": "textDocument/didClose",
+        "params": {"textDocument": {"uri": uri}}})
+    .to_string();
+    lsp.write(format!("Content-Length: {}\r\n\r\n{close}", close.len() + 50).as_bytes());
+    let closed = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(closed["diagnostics"], json!([]), "{closed}");
+    let bogus = json!({"jsonrpc": "2.0", "id": 7, "method": "golint-k8s/bogus"}).to_string();
+    lsp.write(format!("Content-Length: {}\n\n{bogus}", bogus.len()).as_bytes());
+    let resp = lsp.response(json!(7), "a request framed with bare line feeds");
+    assert_eq!(resp["error"]["code"], -32601, "{resp}");
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A length no message can have ends the server with a message, before anything is allocated
+/// for it; the editor then restarts the server.
+#[test]
+fn an_impossible_length_ends_the_server_with_a_message() {
+    let (dir, _, _) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    lsp.write(b"Content-Length: 9223372036854775808\r\n\r\n{}");
+    let shown = lsp.wait_notification(TIMEOUT, "the reason the server stops", |m| {
+        m["method"] == "window/showMessage"
+    });
+    let said = shown["params"]["message"].as_str().unwrap();
+    assert!(said.contains("9223372036854775808 bytes"), "{said}");
+    let status = lsp.wait_exit(TIMEOUT);
+    assert_eq!(status.code(), Some(1), "{status:?}");
+}
+
+/// Before `initialize` notifications are dropped (a document opened then is not linted), and
+/// after `shutdown` every request but `exit` is refused.
+#[test]
+fn the_lifecycle_is_kept() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::spawn(dir.path());
+    lsp.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": BASE}}),
+    );
+    let early = lsp.request_response("textDocument/codeAction", json!({}));
+    assert_eq!(early["error"]["code"], -32002, "{early}");
+    let _ = lsp.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    let again = lsp.request_response(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {}}),
+    );
+    assert_eq!(again["error"]["code"], -32600, "{again}");
+    lsp.notify("initialized", json!({}));
+    // The document opened too early is unknown: no diagnostics were or are published for it.
+    lsp.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let _ = lsp.request_response("golint-k8s/bogus", json!(null));
+    assert!(
+        !lsp.queue
+            .iter()
+            .any(|m| m["method"] == "textDocument/publishDiagnostics"),
+        "{:?}",
+        lsp.queue
+    );
+    let _ = lsp.request("shutdown", Value::Null);
+    let late = lsp.request_response(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": range(pos(0, 0), pos(0, 0)),
+               "context": {"diagnostics": []}}),
+    );
+    assert_eq!(late["error"]["code"], -32600, "{late}");
+    lsp.notify("exit", Value::Null);
+    assert!(lsp.wait_exit(TIMEOUT).success());
+}
+
+/// One-line JSON with thousands of findings: converting each finding's position used to count
+/// from the start of its line, which made opening a 1.6 MB line take 30 s of CPU.
+#[test]
+fn a_long_one_line_document_is_answered_in_time() {
+    let (dir, _, uri) = workspace("list.json");
+    let items: Vec<Value> = (0..4500)
+        .map(|i| {
+            json!({"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": format!("app-{i}-größe")},
+              "spec": {"template": {"spec": {"containers": [{"name": "app", "image": "golang:1.22",
+                "resources": {"limits": {"memory": "512Mi", "cpu": "2"}}}]}}}})
+        })
+        .collect();
+    let text = json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string();
+    assert!(
+        !text.contains('\n') && text.len() > 900_000,
+        "{}",
+        text.len()
+    );
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let diags = lsp.open(&uri, "json", &text);
+    assert_eq!(diags.len(), 9000);
+    // Every position is exact: the test's own conversion of the server's range finds the
+    // memory limit for GK101.
+    let gk101 = diags.iter().find(|d| d["code"] == "GK101").unwrap();
+    let r = byte_range(&text, &gk101["range"], Enc::Utf16);
+    assert!(text[r].contains("512Mi"));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Soak
+
+/// 10,000 random edits (multi-byte characters, line breaks, long lines, several changes in one
+/// notification, whole-text replacements), each followed by the published diagnostics: every set
+/// must equal what a fresh lint of the same text gives, and the server's memory must stay flat.
+#[test]
+fn soak_ten_thousand_edits() {
+    use golint_k8s::config::Config;
+    use golint_k8s::lsp::{document_diagnostics, Encoding};
+
+    const EDITS: usize = 10_000;
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let parsed: lsp_types::Uri = uri.parse().unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let mut text = BASE.to_string();
+    lsp.open(&uri, "yaml", &text);
+    let long_line = format!("# {}\n", "ö😀x".repeat(1000));
+    let pieces = [
+        "",
+        "x",
+        "ö",
+        "😀",
+        "\n",
+        "  ",
+        "- ",
+        ": ",
+        "\r\n",
+        "512Mi",
+        "1Gi",
+        "\"",
+        "'",
+        "{",
+        "}",
+        "- name: GOMEMLIMIT\n  value: 900MiB\n",
+        "cpu: \"2\"",
+        "# golint-k8s: ignore=GK101\n",
+        &long_line,
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let boundary = |text: &str, mut at: usize| {
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    let started = Instant::now();
+    let mut rss_after_first_thousand = 0;
+    for version in 2..EDITS as i64 + 2 {
+        let mut changes = Vec::new();
+        if text.len() > 24_000 || next(500) == 0 {
+            // A whole-text replacement brings the document back to a manifest.
+            text = BASE.to_string();
+            changes.push(json!({"text": text}));
+        } else {
+            for _ in 0..1 + next(3) {
+                let a = boundary(&text, next(text.len() + 1));
+                let b = boundary(&text, (a + next(40)).min(text.len()));
+                let new = pieces[next(pieces.len())];
+                changes.push(json!({
+                    "range": range(position(&text, a, Enc::Utf16), position(&text, b, Enc::Utf16)),
+                    "text": new,
+                }));
+                text.replace_range(a..b, new);
+            }
+        }
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
+        let got = lsp.diagnostics(&uri, version);
+        let want = serde_json::to_value(document_diagnostics(
+            &parsed,
+            &text,
+            &Config::default(),
+            Encoding::Utf16,
+        ))
+        .unwrap();
+        assert_eq!(
+            Value::Array(got),
+            want,
+            "edit {version}: the server's diagnostics differ from a fresh lint of {text:?}"
+        );
+        if version == 1_001 {
+            rss_after_first_thousand = rss_kib(lsp.child.id());
+        }
+    }
+    let rss = rss_kib(lsp.child.id());
+    println!(
+        "soak: {EDITS} edits in {:.1} s, resident memory {} KiB after 1,000 edits and {} KiB after {EDITS}",
+        started.elapsed().as_secs_f64(),
+        rss_after_first_thousand,
+        rss
+    );
+    assert!(
+        rss <= rss_after_first_thousand + 16 * 1024,
+        "memory grew from {rss_after_first_thousand} KiB to {rss} KiB"
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// Resident memory of a process, from `/proc` (0 where there is none).
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}

@@ -8,7 +8,7 @@
 use crate::diagnostic::Edit;
 use crate::k8s::container::Container;
 use crate::source::Source;
-use crate::text::line_start;
+use crate::text::{blank_line_start, line_start};
 use crate::yaml::{IndentSteps, NodeId, NodeKind, Yaml};
 
 use super::{content_end, push_quoted, quote};
@@ -214,12 +214,9 @@ impl Layout<'_> {
     /// What goes before a new flow entry that follows `last`: `, ` on one line, or a line break
     /// and the last entry's indentation when the collection has one entry per line.
     fn flow_sep(&self, text: &str, last: usize) -> String {
-        let start = line_start(text, last);
-        let indent = &text[start..last];
-        if indent.chars().all(|c| c == ' ') {
-            format!(",{}{indent}", self.nl)
-        } else {
-            ", ".to_string()
+        match blank_line_start(text, last, |b| b == b' ') {
+            Some(start) => format!(",{}{}", self.nl, &text[start..last]),
+            None => ", ".to_string(),
         }
     }
 }
@@ -339,10 +336,10 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                 let dash = dash_before(text, y, last).ok_or(
                     "not fixed automatically: cannot tell where the env list's items start",
                 )?;
-                let indent = &text[line_start(text, dash)..dash];
-                if !indent.chars().all(|ch| ch == ' ') {
+                let Some(indent_start) = blank_line_start(text, dash, |b| b == b' ') else {
                     return Err("not fixed automatically: the env list's last item does not start its own line".into());
-                }
+                };
+                let indent = &text[indent_start..dash];
                 let at = next_line(text, content_end(y, last));
                 let item = match &y.node(last).kind {
                     NodeKind::Mapping { flow: true, .. } => {

@@ -74,13 +74,7 @@ pub fn replace_scalar(y: &Yaml, node: NodeId, new_value: &str) -> Option<Edit> {
 pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> Option<Edit> {
     let start = y.span(key).start;
     let end = content_end(y, value);
-    let line_start = crate::text::line_start(&src.text, start);
-    if !src.text[line_start..start]
-        .chars()
-        .all(|c| c == ' ' || c == '\t')
-    {
-        return None;
-    }
+    let line_start = crate::text::blank_line_start(&src.text, start, |b| b == b' ' || b == b'\t')?;
     let rest = &src.text[end..];
     let line_end = rest.find('\n').map_or(src.text.len(), |i| end + i + 1);
     let tail = src.text[end..line_end].trim_end_matches(['\n', '\r']);
@@ -120,10 +114,11 @@ pub fn content_end(y: &Yaml, node: NodeId) -> usize {
 /// None for flow sequences or items that share a line with something else.
 pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
     let start = y.span(item).start;
-    let line_start = crate::text::line_start(&src.text, start);
-    if src.text[line_start..start].trim() != "-" {
-        return None;
-    }
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let dash = src.text[..start]
+        .trim_end_matches([' ', '\t'])
+        .strip_suffix('-')?;
+    let line_start = crate::text::blank_line_start(&src.text, dash.len(), blank)?;
     let end = content_end(y, item);
     let line_end = src.text[end..]
         .find('\n')

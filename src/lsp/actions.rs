@@ -38,13 +38,13 @@ pub fn diagnostics(
     text: &str,
     enc: Encoding,
 ) -> Vec<lsp_types::Diagnostic> {
-    let idx = LineIndex::new(text);
+    let idx = LineIndex::new(text, enc);
     report
         .findings
         .iter()
         .map(|f| {
             let d = &f.diagnostic;
-            let range = idx.range(&d.range, enc);
+            let range = idx.range(&d.range);
             let at = |message: String| DiagnosticRelatedInformation {
                 location: Location {
                     uri: uri.clone(),
@@ -60,7 +60,7 @@ pub fn diagnostics(
                     Some((r, m)) => DiagnosticRelatedInformation {
                         location: Location {
                             uri: uri.clone(),
-                            range: idx.range(r, enc),
+                            range: idx.range(r),
                         },
                         message: m.clone(),
                     },
@@ -77,7 +77,7 @@ pub fn diagnostics(
                     .edits
                     .iter()
                     .map(|e| TextEdit {
-                        range: idx.range(&e.range, enc),
+                        range: idx.range(&e.range),
                         new_text: e.text.clone(),
                     })
                     .collect(),
@@ -130,6 +130,8 @@ pub fn code_actions(
         .iter()
         .filter(|d| d.source.as_deref() == Some("golint-k8s"));
     if wanted(only, CodeActionKind::QUICKFIX.as_str()) {
+        let lines = LineIndex::new(text, enc);
+        let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
         for d in ours {
             let fix = d
                 .data
@@ -156,7 +158,10 @@ pub fn code_actions(
                     title: format!("Suppress {code} on this line"),
                     kind: Some(CodeActionKind::QUICKFIX),
                     diagnostics: Some(vec![d.clone()]),
-                    edit: Some(edit(uri, vec![suppression(text, d.range.start.line, code)])),
+                    edit: Some(edit(
+                        uri,
+                        vec![suppression(&lines, nl, d.range.start.line, code)],
+                    )),
                     ..Default::default()
                 }));
             }
@@ -176,10 +181,9 @@ pub fn code_actions(
 }
 
 /// `# golint-k8s: ignore=GKnnn` on its own line above the finding, indented like that line.
-fn suppression(text: &str, line: u32, code: &str) -> TextEdit {
-    let l = text.lines().nth(line as usize).unwrap_or("");
+fn suppression(lines: &LineIndex, nl: &str, line: u32, code: &str) -> TextEdit {
+    let l = lines.line_text(line as usize);
     let indent: String = l.chars().take_while(|c| *c == ' ').collect();
-    let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
     TextEdit {
         range: Range::new(Position::new(line, 0), Position::new(line, 0)),
         new_text: format!("{indent}# golint-k8s: ignore={code}{nl}"),
@@ -214,9 +218,9 @@ fn fix_all(uri: &Uri, text: &str, cfg: &Config, enc: Encoding) -> Option<TextEdi
     while !text.is_char_boundary(text.len() - suffix) || !new.is_char_boundary(new.len() - suffix) {
         suffix -= 1;
     }
-    let idx = LineIndex::new(text);
+    let idx = LineIndex::new(text, enc);
     Some(TextEdit {
-        range: idx.range(&(prefix..text.len() - suffix), enc),
+        range: idx.range(&(prefix..text.len() - suffix)),
         new_text: new[prefix..new.len() - suffix].to_string(),
     })
 }

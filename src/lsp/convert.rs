@@ -4,78 +4,80 @@
 
 use lsp_types::{Position, Range};
 
+use crate::text::Units;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
     Utf8,
     Utf16,
 }
 
-/// Line starts of one text, for converting in both directions.
+/// Line starts of one text and its counts in the client's unit, for converting in both
+/// directions in time that does not grow with the length of a line.
 pub struct LineIndex<'t> {
     text: &'t str,
     starts: Vec<usize>,
+    units: Units,
 }
 
 impl<'t> LineIndex<'t> {
-    pub fn new(text: &'t str) -> Self {
+    pub fn new(text: &'t str, enc: Encoding) -> Self {
         let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
-        LineIndex { text, starts }
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        let unit = match enc {
+            Encoding::Utf8 => char::len_utf8,
+            Encoding::Utf16 => char::len_utf16,
+        };
+        LineIndex {
+            text,
+            starts,
+            units: Units::new(text, unit),
+        }
     }
 
-    /// The text of a 0-based line, without its line break.
-    fn line(&self, line: usize) -> &'t str {
+    /// The byte range of a 0-based line, without its line break.
+    fn line(&self, line: usize) -> std::ops::Range<usize> {
         let start = self.starts[line];
-        let end = self
+        let mut end = self
             .starts
             .get(line + 1)
-            .map_or(self.text.len(), |&n| n - 1);
-        self.text[start..end.max(start)].trim_end_matches('\r')
+            .map_or(self.text.len(), |&n| n - 1)
+            .max(start);
+        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end
     }
 
-    pub fn position(&self, offset: usize, enc: Encoding) -> Position {
-        let offset = offset.min(self.text.len());
-        let line = match self.starts.binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
-        let start = self.starts[line];
-        let mut upto = offset;
-        while !self.text.is_char_boundary(upto) {
-            upto -= 1;
+    /// The text of a 0-based line without its line break; empty past the last line.
+    pub fn line_text(&self, line: usize) -> &'t str {
+        if line >= self.starts.len() {
+            return "";
         }
-        let before = &self.text[start..upto];
-        let character = match enc {
-            Encoding::Utf8 => before.len(),
-            Encoding::Utf16 => before.encode_utf16().count(),
-        };
+        &self.text[self.line(line)]
+    }
+
+    pub fn position(&self, offset: usize) -> Position {
+        let offset = offset.min(self.text.len());
+        let line = self.starts.partition_point(|&s| s <= offset) - 1;
+        let start = self.starts[line];
+        let character = self.units.at(self.text, offset) - self.units.at(self.text, start);
         Position::new(line as u32, character as u32)
     }
 
-    pub fn range(&self, r: &std::ops::Range<usize>, enc: Encoding) -> Range {
-        Range::new(self.position(r.start, enc), self.position(r.end, enc))
+    pub fn range(&self, r: &std::ops::Range<usize>) -> Range {
+        Range::new(self.position(r.start), self.position(r.end))
     }
 
     /// The byte offset of a client position (clamped to the text and to its line).
-    pub fn offset(&self, p: Position, enc: Encoding) -> usize {
+    pub fn offset(&self, p: Position) -> usize {
         let line = p.line as usize;
         if line >= self.starts.len() {
             return self.text.len();
         }
-        let start = self.starts[line];
-        let text = self.line(line);
-        let want = p.character as usize;
-        let mut units = 0;
-        for (i, ch) in text.char_indices() {
-            if units >= want {
-                return start + i;
-            }
-            units += match enc {
-                Encoding::Utf8 => ch.len_utf8(),
-                Encoding::Utf16 => ch.len_utf16(),
-            };
-        }
-        start + text.len()
+        let range = self.line(line);
+        let want = self.units.at(self.text, range.start) + p.character as usize;
+        self.units.offset(self.text, range, want)
     }
 }
 
@@ -86,25 +88,28 @@ mod tests {
     #[test]
     fn utf16_counts_code_units() {
         let text = "a: 1\n# ü😀 x: 2\n";
-        let idx = LineIndex::new(text);
+        let utf16 = LineIndex::new(text, Encoding::Utf16);
+        let utf8 = LineIndex::new(text, Encoding::Utf8);
         let x = text.find('x').unwrap();
-        assert_eq!(idx.position(x, Encoding::Utf16), Position::new(1, 6));
-        assert_eq!(idx.position(x, Encoding::Utf8), Position::new(1, 9));
-        assert_eq!(idx.offset(Position::new(1, 6), Encoding::Utf16), x);
-        assert_eq!(idx.offset(Position::new(1, 9), Encoding::Utf8), x);
+        assert_eq!(utf16.position(x), Position::new(1, 6));
+        assert_eq!(utf8.position(x), Position::new(1, 9));
+        assert_eq!(utf16.offset(Position::new(1, 6)), x);
+        assert_eq!(utf8.offset(Position::new(1, 9)), x);
+        // Inside a surrogate pair: the end of that character, never inside it.
+        assert_eq!(
+            utf16.offset(Position::new(1, 4)),
+            text.find('😀').unwrap() + 4
+        );
         // Past the end of a line: its end; past the last line: the text's end.
-        assert_eq!(idx.offset(Position::new(0, 99), Encoding::Utf16), 4);
-        assert_eq!(idx.offset(Position::new(9, 0), Encoding::Utf16), text.len());
+        assert_eq!(utf16.offset(Position::new(0, 99)), 4);
+        assert_eq!(utf16.offset(Position::new(9, 0)), text.len());
     }
 
     #[test]
     fn crlf_line_ends_are_not_characters() {
         let text = "a: 1\r\nb: 2\r\n";
-        let idx = LineIndex::new(text);
-        assert_eq!(idx.offset(Position::new(0, 50), Encoding::Utf16), 4);
-        assert_eq!(
-            idx.position(text.find('b').unwrap(), Encoding::Utf16),
-            Position::new(1, 0)
-        );
+        let idx = LineIndex::new(text, Encoding::Utf16);
+        assert_eq!(idx.offset(Position::new(0, 50)), 4);
+        assert_eq!(idx.position(text.find('b').unwrap()), Position::new(1, 0));
     }
 }

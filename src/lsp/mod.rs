@@ -3,12 +3,13 @@
 //! positions in the client's encoding, diagnostics pushed on every change, and code actions.
 //!
 //! One thread, synchronous, as ruff and rust-analyzer's scaffold do it: linting a document takes
-//! milliseconds, so nothing is gained from queueing. Messages are read here rather than by
-//! `lsp_server::Connection` so that a malformed message is logged and skipped instead of ending
-//! the connection.
+//! milliseconds, so nothing is gained from queueing. Messages are read by [`wire`] rather than by
+//! `lsp_server::Connection` so that a malformed message or a wrong length is logged and the
+//! server stays in step, instead of ending the connection or falling silent.
 
 mod actions;
 mod convert;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -28,7 +29,8 @@ use serde_json::Value;
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::lint::{lint_source, FileReport, Selection};
 use crate::source::{Origin, Source, MAX_FILE_BYTES};
-use convert::{Encoding, LineIndex};
+pub use convert::Encoding;
+use convert::LineIndex;
 
 pub const FIX_ALL_KIND: &str = "source.fixAll.golint-k8s";
 
@@ -49,8 +51,14 @@ struct Server {
 
 /// Run the server on standard input and output; returns the process's exit code.
 pub fn run() -> i32 {
-    let stdin = std::io::stdin();
-    let mut input = stdin.lock();
+    let mut input = match stdin_reader() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("golint-k8s: cannot read standard input: {e}");
+            return 1;
+        }
+    };
+    let mut more = || input_arrives(MORE_WAIT_MS);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut server = Server {
@@ -62,35 +70,89 @@ pub fn run() -> i32 {
         initialized: false,
     };
     loop {
-        // The body is consumed before it is parsed, so after a malformed one the stream is still
-        // in step and the next message reads normally.
-        match Message::read(&mut input) {
-            Ok(Some(msg)) => {
-                let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    server.handle(msg, &mut out)
-                }));
-                match handled {
-                    Ok(Ok(Some(code))) => return code,
-                    Ok(Ok(None)) => {}
-                    // The client is gone: nobody left to serve.
-                    Ok(Err(_)) => return 1,
-                    Err(_) => log(
-                        &mut out,
-                        MessageType::ERROR,
-                        "golint-k8s: internal error while handling a message; please report it"
-                            .into(),
-                    ),
-                }
+        let msg = match wire::read(&mut input, &mut more) {
+            Ok(wire::Incoming::Message(msg)) => msg,
+            Ok(wire::Incoming::Warned(msg, why)) => {
+                log(&mut out, MessageType::WARNING, format!("golint-k8s: {why}"));
+                msg
             }
-            Ok(None) => return i32::from(!server.shutdown),
-            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => log(
+            Ok(wire::Incoming::Skipped(why)) => {
+                log(&mut out, MessageType::ERROR, format!("golint-k8s: {why}"));
+                continue;
+            }
+            Ok(wire::Incoming::End) => return i32::from(!server.shutdown),
+            Ok(wire::Incoming::Fatal(why)) => {
+                // Nothing after this can be read in step: say so where the editor shows it and
+                // in its log of the server's standard error, and end so that it restarts us.
+                let why = format!("golint-k8s: {why}; the server stops");
+                let params = lsp_types::ShowMessageParams {
+                    typ: MessageType::ERROR,
+                    message: why.clone(),
+                };
+                let _ = send(
+                    &mut out,
+                    Message::Notification(Notification::new(
+                        notification::ShowMessage::METHOD.to_string(),
+                        params,
+                    )),
+                );
+                eprintln!("{why}");
+                return 1;
+            }
+            Err(_) => return 1,
+        };
+        let handled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            server.handle(msg, &mut out)
+        }));
+        match handled {
+            Ok(Ok(Some(code))) => return code,
+            Ok(Ok(None)) => {}
+            // The client is gone: nobody left to serve.
+            Ok(Err(_)) => return 1,
+            Err(_) => log(
                 &mut out,
                 MessageType::ERROR,
-                format!("golint-k8s: ignored a malformed message: {e}"),
+                "golint-k8s: internal error while handling a message; please report it".into(),
             ),
-            Err(_) => return 1,
         }
     }
+}
+
+/// How long the rest of a body counted short may take to arrive after its declared end.
+const MORE_WAIT_MS: i32 = 50;
+
+/// Standard input as a file of our own, buffered here only: the wire reader must see every byte
+/// that has arrived but is not read yet, which `Stdin`'s hidden buffer would keep from it.
+#[cfg(unix)]
+fn stdin_reader() -> std::io::Result<std::io::BufReader<std::fs::File>> {
+    use std::os::fd::AsFd;
+    let fd = std::io::stdin().as_fd().try_clone_to_owned()?;
+    Ok(std::io::BufReader::with_capacity(
+        64 * 1024,
+        std::fs::File::from(fd),
+    ))
+}
+
+/// Whether input arrives on standard input within `ms` milliseconds (or it is closed).
+#[cfg(unix)]
+fn input_arrives(ms: i32) -> bool {
+    let mut p = libc::pollfd {
+        fd: 0,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, on a descriptor the process keeps open.
+    unsafe { libc::poll(&mut p, 1, ms) > 0 }
+}
+
+#[cfg(not(unix))]
+fn stdin_reader() -> std::io::Result<std::io::BufReader<std::io::Stdin>> {
+    Ok(std::io::BufReader::new(std::io::stdin()))
+}
+
+#[cfg(not(unix))]
+fn input_arrives(_: i32) -> bool {
+    true
 }
 
 fn send(out: &mut impl Write, msg: Message) -> std::io::Result<()> {
@@ -125,7 +187,10 @@ impl Server {
                 if n.method == notification::Exit::METHOD {
                     return Ok(Some(i32::from(!self.shutdown)));
                 }
-                self.notification(n, out)?;
+                // The protocol drops notifications before `initialize` and after `shutdown`.
+                if self.initialized && !self.shutdown {
+                    self.notification(n, out)?;
+                }
             }
             // Answers to our own requests (registering the config watcher) need no action.
             Message::Response(_) => {}
@@ -140,6 +205,14 @@ impl Server {
     ) -> Result<Value, (ErrorCode, String)> {
         let params = req.params;
         match req.method.as_str() {
+            _ if self.shutdown => Err((
+                ErrorCode::InvalidRequest,
+                "the server is shutting down; only exit is accepted".to_string(),
+            )),
+            request::Initialize::METHOD if self.initialized => Err((
+                ErrorCode::InvalidRequest,
+                "initialize was already sent".to_string(),
+            )),
             request::Initialize::METHOD => {
                 let p: InitializeParams = parse(params)?;
                 Ok(serde_json::to_value(self.initialize(p, out)).unwrap_or(Value::Null))
@@ -260,9 +333,9 @@ impl Server {
                 for change in p.content_changes {
                     match change.range {
                         Some(r) => {
-                            let idx = LineIndex::new(&doc.text);
-                            let start = idx.offset(r.start, enc);
-                            let end = idx.offset(r.end, enc).max(start);
+                            let idx = LineIndex::new(&doc.text, enc);
+                            let start = idx.offset(r.start);
+                            let end = idx.offset(r.end).max(start);
                             doc.text.replace_range(start..end, &change.text);
                         }
                         None => doc.text = change.text,
@@ -333,13 +406,24 @@ impl Server {
             return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
         }
         let cfg = self.config_for(uri, out);
-        let report = lint_document(uri, &doc.text, &cfg);
-        if !has_kubernetes_objects(&report, &doc.text) {
-            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
-        }
-        let diags = actions::diagnostics(&parsed, &report, &doc.text, self.encoding);
+        let diags = document_diagnostics(&parsed, &doc.text, &cfg, self.encoding);
         publish_diagnostics(out, parsed, diags, Some(doc.version))
     }
+}
+
+/// The diagnostics the server publishes for a document with this text: what the soak test
+/// compares every published set with, after thousands of incremental edits.
+pub fn document_diagnostics(
+    uri: &lsp_types::Uri,
+    text: &str,
+    cfg: &Config,
+    enc: Encoding,
+) -> Vec<lsp_types::Diagnostic> {
+    let report = lint_document(uri.as_str(), text, cfg);
+    if !has_kubernetes_objects(&report, text) {
+        return Vec::new();
+    }
+    actions::diagnostics(uri, &report, text, enc)
 }
 
 fn publish_diagnostics(

@@ -43,7 +43,12 @@ impl SourceCode for Text {
         if self.1 || span.offset() > text.len() {
             return text.read_span(span, before, after);
         }
-        let first = src.line_index(span.offset()).saturating_sub(before + 1);
+        let line = src.line_index(span.offset());
+        let whole = src.line_range(line);
+        if whole.len() > LONG_LINE {
+            return Ok(Box::new(excerpt(&src.text, whole, line, span, before)));
+        }
+        let first = line.saturating_sub(before + 1);
         let from = src.line_range(first).start;
         let local = SourceSpan::new((span.offset() - from).into(), span.len());
         let c = text[from..].read_span(&local, before, after)?;
@@ -56,6 +61,45 @@ impl SourceCode for Text {
             c.line_count() + first,
         )))
     }
+}
+
+/// Lines longer than this (minified JSON, one-line flow YAML) are shown as an excerpt around the
+/// finding: the renderer pads to the column it underlines, which it cannot beyond 65,535, and a
+/// megabyte line printed per finding helps nobody.
+const LONG_LINE: usize = 240;
+/// Bytes shown on each side of a finding in such an excerpt, and the longest label drawn there.
+const EXCERPT_SIDE: usize = 60;
+
+/// The part of a long line around `span`, without context lines, as miette would read it if the
+/// line were that short. The label is clamped by [`build`] so that it ends inside the excerpt.
+fn excerpt<'a>(
+    text: &'a str,
+    line_range: std::ops::Range<usize>,
+    line: usize,
+    span: &SourceSpan,
+    before: usize,
+) -> MietteSpanContents<'a> {
+    use crate::text::floor_char_boundary;
+    let at = span.offset();
+    let from = floor_char_boundary(text, at.saturating_sub(EXCERPT_SIDE).max(line_range.start));
+    let mut to = (at + span.len() + EXCERPT_SIDE).min(line_range.end);
+    while !text.is_char_boundary(to) {
+        to += 1;
+    }
+    // miette reads the finding's own position with no context lines: the data starts at the
+    // span and the column is the span's, in bytes; with context, the data starts a "line".
+    let (start, column) = if before == 0 {
+        (at, at - line_range.start)
+    } else {
+        (from, 0)
+    };
+    MietteSpanContents::new(
+        &text.as_bytes()[start..to],
+        (start, to - start).into(),
+        line,
+        column,
+        line,
+    )
 }
 
 #[derive(Debug)]
@@ -199,7 +243,19 @@ fn build(name: &str, src: Text, f: &Finding) -> Report {
             fix.title
         ));
     }
-    let len = d.range.end.saturating_sub(d.range.start);
+    let mut len = d.range.end.saturating_sub(d.range.start);
+    // A label that starts or ends on a long line is drawn on its first line only, inside the
+    // excerpt that line is shown as.
+    let (s, first) = (
+        &src.0,
+        src.0.line_index(d.range.start.min(src.0.text.len())),
+    );
+    let long = |line: usize| s.line_range(line).len() > LONG_LINE;
+    if !src.1 && (long(first) || long(s.line_index(d.range.end.min(s.text.len())))) {
+        len = len
+            .min(EXCERPT_SIDE)
+            .min(s.line_range(first).end.saturating_sub(d.range.start));
+    }
     Report {
         message: d.message.clone(),
         code: format!("{} {}", d.code, rule.name),
