@@ -33,6 +33,8 @@ pub struct Walked {
     pub errors: Vec<(String, String)>,
     /// Helm chart directories whose templates were skipped.
     pub charts: Vec<PathBuf>,
+    /// What else the walk passed over, and why: a note each.
+    pub notes: Vec<String>,
 }
 
 fn is_manifest_name(p: &Path) -> bool {
@@ -51,7 +53,9 @@ pub fn collect(paths: &[String]) -> Walked {
         }
         let path = PathBuf::from(p);
         match std::fs::metadata(&path) {
-            Err(e) => w.errors.push((p.clone(), describe_io(&e))),
+            Err(e) => w
+                .errors
+                .push((crate::text::printable(p).into_owned(), describe_io(&e))),
             Ok(m) if m.is_dir() => walk_dir(&path, &mut w),
             Ok(_) => match chart_of_template(&path) {
                 // pre-commit and editors name template files one by one; they are no more YAML
@@ -105,6 +109,7 @@ fn walk_dir(root: &Path, w: &mut Walked) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let charts = Mutex::new(Vec::new());
+    let links = Mutex::new(Vec::new());
     WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
@@ -122,12 +127,14 @@ fn walk_dir(root: &Path, w: &mut Walked) {
                         }
                         if is_file && is_manifest_name(e.path()) {
                             found.lock().unwrap().push(e.into_path());
+                        } else if e.path_is_symlink() {
+                            links.lock().unwrap().push(e.into_path());
                         }
                     }
                     Err(err) => {
                         let path = match &err {
-                            ignore::Error::WithPath { path, .. } => path.display().to_string(),
-                            _ => root.display().to_string(),
+                            ignore::Error::WithPath { path, .. } => crate::text::shown_path(path),
+                            _ => crate::text::shown_path(root),
                         };
                         errors.lock().unwrap().push((path, err.to_string()));
                     }
@@ -145,6 +152,9 @@ fn walk_dir(root: &Path, w: &mut Walked) {
                 || f.parent() == Some(c.as_path())
         })
     });
+    let mut links = links.into_inner().unwrap();
+    sort_paths(&mut links);
+    files.extend(linked_files(root, &files, links, &mut w.notes));
     sort_paths(&mut files);
     w.inputs.extend(
         files
@@ -153,6 +163,51 @@ fn walk_dir(root: &Path, w: &mut Walked) {
     );
     w.errors.extend(errors.into_inner().unwrap());
     w.charts.extend(charts);
+}
+
+/// The symlinks found by a walk that lead to manifests not already among `files`. Links to
+/// directories are not followed (a link can lead out of the tree, or into a loop), and neither
+/// they nor broken links pass without a note.
+fn linked_files(
+    root: &Path,
+    files: &[PathBuf],
+    links: Vec<PathBuf>,
+    notes: &mut Vec<String>,
+) -> Vec<PathBuf> {
+    if links.is_empty() {
+        return Vec::new();
+    }
+    // The files the walk found, by real path: the walk follows no link, so under the root's real
+    // path they keep their names.
+    let real_root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let mut seen: std::collections::HashSet<PathBuf> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix(root).ok().map(|rel| real_root.join(rel)))
+        .collect();
+    let mut out = Vec::new();
+    for link in links {
+        match std::fs::metadata(&link) {
+            Err(e) if is_manifest_name(&link) => notes.push(format!(
+                "{}: a symlink that leads to no file ({}); skipped",
+                crate::text::shown_path(&link),
+                describe_io(&e)
+            )),
+            Err(_) => {}
+            Ok(m) if m.is_dir() => notes.push(format!(
+                "{}: a symlink to a directory; not followed (name it on the command line to lint it)",
+                crate::text::shown_path(&link)
+            )),
+            Ok(m) if m.is_file() && is_manifest_name(&link) => {
+                // The same file under two names is linted once, under the first.
+                let real = std::fs::canonicalize(&link).unwrap_or_else(|_| link.clone());
+                if seen.insert(real) {
+                    out.push(link);
+                }
+            }
+            Ok(_) => {}
+        }
+    }
+    out
 }
 
 /// Paths in `Path`'s order (component by component), without its cost: comparing two paths

@@ -1418,3 +1418,283 @@ fn concurrent_fix_runs_do_not_duplicate_fixes() {
     }
     println!("{}", races.join("\n"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Found by attacking fix, the CLI and the language server (each failed before its fix).
+
+/// One-line JSON whose findings lie past column 65,535: the human output (lint, and fix after
+/// writing) shows an excerpt of the line around each finding instead of crashing the renderer.
+#[test]
+fn findings_past_column_65535_are_shown_as_an_excerpt() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = "x".repeat(70_000);
+    let json = format!(
+        "{{\"apiVersion\": \"apps/v1\", \"kind\": \"Deployment\", \"metadata\": {{\"name\": \"a\", \"annotations\": {{\"p\": \"{pad}\"}}}}, \"spec\": {{\"template\": {{\"spec\": {{\"containers\": [{{\"name\": \"app\", \"image\": \"golang:1.22\", \"resources\": {{\"limits\": {{\"memory\": \"512Mi\", \"cpu\": \"2\"}}}}}}]}}}}}}}}"
+    );
+    write(&dir.path().join("wide.json"), &json);
+    let ran = run(dir.path(), &["lint", "wide.json"], Input::Null);
+    assert_eq!(ran.sane().code, Some(1), "{}", ran.stderr);
+    let out = ran.out();
+    assert!(out.contains("memory-limit-without-gomemlimit"), "{out}");
+    assert!(out.contains("wide.json:1:"), "{out}");
+    // The excerpt, not the 70,000 bytes before it.
+    assert!(out.len() < 20_000, "{} bytes of output", out.len());
+    assert!(out.contains("\"memory\": \"512Mi\""), "{out}");
+    let ran = run(dir.path(), &["fix", "wide.json"], Input::Null);
+    ran.sane();
+    assert!(
+        ran.out().contains("fixed") || ran.stderr.contains("fixed"),
+        "{}",
+        ran.stderr
+    );
+    let fixed = std::fs::read_to_string(dir.path().join("wide.json")).unwrap();
+    assert!(fixed.contains("GOMEMLIMIT") && fixed.contains(&pad));
+}
+
+/// A named pipe on the command line: read when something writes to it (`<(helm template …)`),
+/// refused at once with its name when nothing does, never waited on; and never replaced by `fix`.
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_or_refused_never_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    write(&dir.path().join("ok.yaml"), FIXABLE);
+
+    let ran = run(dir.path(), &["lint", "pipe.yaml", "ok.yaml"], Input::Null);
+    assert_eq!(ran.sane().code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("pipe.yaml: a named pipe that nothing writes to"),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.out().contains("ok.yaml"), "the other file is linted");
+
+    // With a writer, it is read to its end like any pipe.
+    let for_writer = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(for_writer)
+            .unwrap();
+        f.write_all(FIXABLE.as_bytes()).unwrap();
+    });
+    let ran = run(dir.path(), &["fix", "pipe.yaml"], Input::Null);
+    writer.join().unwrap();
+    assert_eq!(ran.sane().code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("pipe.yaml: not fixed: not a regular file"),
+        "{}",
+        ran.stderr
+    );
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}
+
+/// `fix` ended by SIGINT or SIGTERM while it writes a file: the file is as it was, no temporary
+/// file is left beside it, and the exit status is the signal's (128 + its number). Temporary files
+/// that a killed run left (older than any write takes) are removed by the next run that writes
+/// into their directory, and it says so.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_fix_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.yaml");
+    // Big enough that writing and flushing the fixed copy takes long enough to be caught.
+    let filler: String = (0..400_000)
+        .map(|i| format!("    k{i}: \"{}\"\n", "v".repeat(60)))
+        .collect();
+    let original = FIXABLE.replace(
+        "metadata:\n  name: api\n",
+        &format!("metadata:\n  name: api\n  annotations:\n{filler}"),
+    );
+    let temporaries = |dir: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with(".golint-k8s-")
+            })
+            .collect()
+    };
+    let mut caught = 0;
+    for (signal, number) in [(libc::SIGTERM, 15), (libc::SIGINT, 2), (libc::SIGTERM, 15)] {
+        write(&path, &original);
+        let mut child = Command::new(bin())
+            .current_dir(dir.path())
+            .args(["fix", "big.yaml"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let mut signalled = false;
+        while started.elapsed() < LIMIT {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if !temporaries(dir.path()).is_empty() {
+                // SAFETY: a signal to our own child, which has not been waited for.
+                unsafe { libc::kill(child.id() as i32, signal) };
+                signalled = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let status = child.wait().unwrap();
+        assert!(
+            temporaries(dir.path()).is_empty(),
+            "{:?}",
+            temporaries(dir.path())
+        );
+        let now = std::fs::read_to_string(&path).unwrap();
+        if signalled {
+            use std::os::unix::process::ExitStatusExt;
+            // Ended by our handler (128 + n), or by the signal itself if it came after the
+            // rename, when the handler had nothing left to do but the default would end it too.
+            assert!(
+                status.code() == Some(128 + number) || status.signal() == Some(signal),
+                "{status:?}"
+            );
+            assert!(now == original || now.contains("GOMEMLIMIT"), "a torn file");
+            caught += 1;
+        }
+    }
+    assert!(
+        caught > 0,
+        "fix finished before its temporary file was seen, every time"
+    );
+
+    // Left by a killed run an hour ago: removed. One a running fix could own: kept.
+    let stale = dir.path().join(".golint-k8s-abc123.tmp");
+    let fresh = dir.path().join(".golint-k8s-def456.tmp");
+    write(&stale, "old copy");
+    write(&fresh, "new copy");
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(hour_ago)
+        .unwrap();
+    write(&path, FIXABLE);
+    let ran = run(dir.path(), &["fix", "big.yaml"], Input::Null);
+    assert_eq!(ran.sane().code, Some(0), "{}", ran.stderr);
+    assert!(!stale.exists() && fresh.exists());
+    assert!(
+        ran.stderr
+            .contains("removed 1 temporary file (.golint-k8s-*.tmp)"),
+        "{}",
+        ran.stderr
+    );
+}
+
+/// Symlinks in a walked tree: a link to a manifest is linted (once, when it leads to a file the
+/// walk also found), and fixed through, staying a link; links to directories and links that lead
+/// nowhere are passed over with a note each, never in silence.
+#[cfg(unix)]
+#[test]
+fn symlinked_manifests_are_linted_and_fixed_through() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    write(&tree.join("a.yaml"), FIXABLE);
+    write(&dir.path().join("shared/o.yaml"), FIXABLE);
+    symlink("a.yaml", tree.join("b.yaml")).unwrap();
+    symlink("../shared/o.yaml", tree.join("c.yaml")).unwrap();
+    symlink("../shared", tree.join("shared-dir")).unwrap();
+    symlink("gone.yaml", tree.join("broken.yaml")).unwrap();
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "json", "tree"],
+        Input::Null,
+    );
+    ran.sane();
+    let v = ran.json();
+    let files: std::collections::BTreeSet<&str> = findings(&v)
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["tree/a.yaml", "tree/c.yaml"],
+        "{v}"
+    );
+    assert!(
+        ran.stderr
+            .contains("tree/shared-dir: a symlink to a directory; not followed"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr
+            .contains("tree/broken.yaml: a symlink that leads to no file"),
+        "{}",
+        ran.stderr
+    );
+    let ran = run(dir.path(), &["fix", "tree"], Input::Null);
+    ran.sane();
+    assert!(std::fs::symlink_metadata(tree.join("c.yaml"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let shared = std::fs::read_to_string(dir.path().join("shared/o.yaml")).unwrap();
+    assert!(shared.contains("GOMEMLIMIT"), "{}", ran.stderr);
+}
+
+/// A file with two names (a hard link): replacing it would leave the other name with the old
+/// text, so it is reported and left alone, and both names keep reading the same.
+#[cfg(unix)]
+#[test]
+fn a_hard_linked_file_is_not_fixed_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("a.yaml"), FIXABLE);
+    std::fs::hard_link(dir.path().join("a.yaml"), dir.path().join("b.yml")).unwrap();
+    let ran = run(dir.path(), &["fix", "a.yaml"], Input::Null);
+    assert_eq!(ran.sane().code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("a.yaml: not fixed: the file has 2 names (hard links)"),
+        "{}",
+        ran.stderr
+    );
+    let a = std::fs::read_to_string(dir.path().join("a.yaml")).unwrap();
+    let b = std::fs::read_to_string(dir.path().join("b.yml")).unwrap();
+    assert_eq!(a, FIXABLE);
+    assert_eq!(a, b);
+}
+
+/// Control characters in a file name (an escape sequence, a line break) are printed escaped in
+/// every text output and message, so a name cannot rewrite the terminal or forge a line.
+#[cfg(unix)]
+#[test]
+fn control_characters_in_file_names_are_printed_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "evil\u{1b}[2J\nfake.yaml: error.yaml";
+    write(&dir.path().join(name), FIXABLE);
+    for format in ["concise", "human", "github"] {
+        let ran = run(dir.path(), &["lint", "--format", format, "."], Input::Null);
+        ran.sane();
+        let out = ran.out();
+        assert!(!out.contains('\u{1b}'), "{format}: {out:?}");
+        // GitHub's annotations escape the colon of a property value themselves.
+        assert!(
+            out.contains("evil\\u{1b}[2J\\nfake.yaml"),
+            "{format}: {out}"
+        );
+    }
+    let ran = run(dir.path(), &["lint", "nothing\u{1b}[2J.yaml"], Input::Null);
+    assert_eq!(ran.sane().code, Some(2));
+    assert!(
+        ran.stderr.contains("nothing\\u{1b}[2J.yaml"),
+        "{}",
+        ran.stderr
+    );
+}

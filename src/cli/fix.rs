@@ -96,7 +96,8 @@ pub fn run(a: FixArgs) -> i32 {
         }
     }
     let stdin = p.inputs.iter().any(|i| matches!(i, Input::Stdin));
-    if stdin && p.inputs.len() > 1 {
+    // Counted on the command line: a path that does not exist is no input, but still a path.
+    if stdin && a.common.paths.iter().any(|x| x != "-") {
         return super::fail(Error::Usage(
             "fix reads standard input (-) on its own, not together with paths".into(),
         ));
@@ -104,6 +105,7 @@ pub fn run(a: FixArgs) -> i32 {
     if stdin {
         return run_stdin(&a, &p);
     }
+    crate::fix::write::clean_up_on_signals();
     let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
         Ok(src) => settle(&a, fix_source(src, cfg, &p.sel, a.unsafe_fixes), cfg, &p),
@@ -122,6 +124,13 @@ pub fn run(a: FixArgs) -> i32 {
         if let Some(n) = &r.note {
             say!("note: {}: {n}", r.name);
         }
+    }
+    let swept = crate::fix::write::stale_removed();
+    if swept > 0 {
+        say!(
+            "note: removed {swept} temporary file{} (.golint-k8s-*.tmp) left by an earlier fix that was killed",
+            if swept == 1 { "" } else { "s" }
+        );
     }
     let summary = summary(&a, &results);
     let pending = i32::from(results.iter().any(|r| r.changed));

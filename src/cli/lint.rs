@@ -196,6 +196,9 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     for (p, m) in &walked.errors {
         say!("error: {p}: {m}");
     }
+    for n in &walked.notes {
+        say!("note: {n}");
+    }
     for c in &walked.charts {
         say!(
             "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
@@ -242,7 +245,7 @@ impl Prepared {
             }
             Input::File { path, .. } => {
                 let b = read_capped(path).map_err(|e| Error::Input {
-                    name: path.display().to_string(),
+                    name: crate::text::shown_path(path),
                     message: e.to_string(),
                 })?;
                 (path.clone(), b)
@@ -709,14 +712,60 @@ fn terminal_width() -> Option<usize> {
 
 /// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).
 pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let f = std::fs::File::open(path)
-        .map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
+    let cap = crate::source::MAX_FILE_BYTES;
+    let (f, mut buf) =
+        open_input(path).map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
     // Sized from the file's length: growing from empty cost a probe read and copies per file.
     let len = f.metadata().map_or(0, |m| m.len());
-    let mut buf = Vec::with_capacity(len.min(crate::source::MAX_FILE_BYTES) as usize + 1);
-    f.take(crate::source::MAX_FILE_BYTES + 1)
-        .read_to_end(&mut buf)?;
+    buf.reserve(len.min(cap) as usize + 1);
+    let left = (cap + 1).saturating_sub(buf.len() as u64);
+    f.take(left).read_to_end(&mut buf)?;
     Ok(buf)
+}
+
+/// Open an input for reading, with what was already read from it. A named pipe is opened without
+/// waiting for a writer (a plain open waits for ever when nothing writes to it), and reading it
+/// once without waiting tells whether anything does; one that has a writer is then read to its
+/// end as any pipe is, as `<(helm template …)` needs.
+#[cfg(unix)]
+fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::io::AsRawFd;
+    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    if !fifo {
+        return Ok((std::fs::File::open(path)?, Vec::new()));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let mut first = vec![0; 64 * 1024];
+    let n = match f.read(&mut first) {
+        // End of file at once: no process has the pipe open for writing.
+        Ok(0) => {
+            return Err(std::io::Error::other(
+                "a named pipe that nothing writes to; not read",
+            ))
+        }
+        Ok(n) => n,
+        // A writer has it open and has not written yet.
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+        Err(e) => return Err(e),
+    };
+    first.truncate(n);
+    // SAFETY: fcntl on a descriptor `f` owns, clearing one status flag.
+    unsafe {
+        let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        if flags < 0 || libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((f, first))
+}
+
+#[cfg(not(unix))]
+fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
+    Ok((std::fs::File::open(path)?, Vec::new()))
 }
 
 fn excluded(cfg: &Config, path: &Path) -> bool {
