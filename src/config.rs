@@ -80,7 +80,7 @@ pub struct Globs {
 }
 
 impl Globs {
-    fn new(patterns: Vec<String>) -> Result<Globs, String> {
+    pub fn new(patterns: Vec<String>) -> Result<Globs, String> {
         let mut b = GlobSetBuilder::new();
         for p in &patterns {
             b.add(Glob::new(p).map_err(|e| format!("invalid glob {p:?}: {e}"))?);

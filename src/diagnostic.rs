@@ -184,6 +184,9 @@ pub struct Diagnostic {
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.
     pub related: Vec<(Range<usize>, String)>,
+    /// The finding's identity across edits ([`crate::fingerprint`]), set once it is located in
+    /// its file's tree.
+    pub fingerprint: u64,
 }
 
 impl Diagnostic {
@@ -207,6 +210,7 @@ impl Diagnostic {
             provenance: None,
             fix: None,
             related: Vec::new(),
+            fingerprint: 0,
         }
     }
 

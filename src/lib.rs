@@ -8,13 +8,16 @@
 //! over many files in parallel; [`fix`] rewrites files from the findings' edits; [`lsp`] serves
 //! the same findings and fixes to editors; [`helm`] maps findings in rendered charts back to the
 //! template line and values key behind them; [`cluster`] runs the rules over a live cluster's
-//! objects.
+//! objects. [`fingerprint`] names a finding without line numbers, for [`baseline`]
+//! (`--new-from-rev`) and for the SARIF and GitLab reports.
 
+pub mod baseline;
 pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod diagnostic;
 pub mod error;
+pub mod fingerprint;
 pub mod fix;
 pub mod helm;
 pub mod k8s;

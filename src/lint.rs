@@ -99,7 +99,8 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
             .into_owned();
     let src = Source::from_text(origin.clone(), prefix);
     let (line, col) = src.line_col(src.text.len());
-    let d = crate::rules::gk000::undecodable(err.message());
+    let mut d = crate::rules::gk000::undecodable(err.message());
+    d.fingerprint = crate::fingerprint::of(&name, &d, "");
     FileReport {
         name,
         origin,
@@ -134,6 +135,7 @@ pub fn lint_source_with(
         let y = yaml::parse(src.yaml_text(), src.bom_len);
         let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel);
         enrich(&src, &y, &mut diagnostics);
+        crate::fingerprint::set_all(&src.name, &y, &mut diagnostics);
         // One large stream (a whole platform's `helm template`) is a tree of a million nodes:
         // freeing it node by node on one thread left the other cores idle.
         if y.nodes.len() >= PARALLEL_NODES {

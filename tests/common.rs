@@ -92,6 +92,7 @@ pub fn render_human(report: FileReport) -> String {
     let reports = [report];
     let run = Run {
         fixed: None,
+        errors: &[],
         reports: &reports,
         stats,
     };

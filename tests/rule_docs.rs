@@ -143,6 +143,7 @@ fn doc_examples_print_what_the_doc_shows() {
             reports: std::slice::from_ref(&report),
             stats: report.stats,
             fixed: None,
+            errors: &[],
         };
         let mut out = Vec::new();
         golint_k8s::output::concise::write(&run, &mut out).unwrap();

@@ -52,6 +52,9 @@ impl ClusterArgs {
             chart: None,
             parse_only: false,
             show_containers: false,
+            exclude: Vec::new(),
+            extend_exclude: Vec::new(),
+            new_from_rev: None,
         }
     }
 }
@@ -106,5 +109,5 @@ pub fn run(a: ClusterArgs) -> i32 {
         inv.nodes = None;
     }
     let reports = audit(&inv, &cfg, &p.sel);
-    super::lint::report(&la, reports, None, false)
+    super::lint::report(&la, reports, None, false, &[])
 }

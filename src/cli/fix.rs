@@ -7,7 +7,6 @@ use std::io::Write;
 use clap::Args;
 
 use super::lint::{prepare, report, LintArgs, Prepared};
-use super::Format;
 use crate::diagnostic::Applicability;
 use crate::error::Error;
 use crate::fix::engine::{fix_source, Failure, Outcome};
@@ -105,6 +104,9 @@ pub fn run(a: FixArgs) -> i32 {
     if stdin {
         return run_stdin(&a, &p);
     }
+    if let Some(rev) = &a.common.new_from_rev {
+        return check_new_from_rev(&a, &p, rev);
+    }
     crate::fix::write::clean_up_on_signals();
     let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
@@ -112,9 +114,11 @@ pub fn run(a: FixArgs) -> i32 {
     });
     results.sort_by(|x, y| x.name.cmp(&y.name));
     let mut had_error = p.had_error;
+    let mut unread = p.walk_errors.clone();
     for e in errors {
         had_error = true;
         say!("error: {e}");
+        unread.push((&e).into());
     }
     for r in &results {
         if let Some(e) = &r.error {
@@ -134,15 +138,12 @@ pub fn run(a: FixArgs) -> i32 {
     }
     let summary = summary(&a, &results);
     let pending = i32::from(results.iter().any(|r| r.changed));
-    let machine = matches!(
-        a.common.report.format,
-        Format::Json | Format::Sarif | Format::Github
-    );
+    let machine = a.common.report.format.is_machine();
     if a.check && machine {
         // Machine formats get the report of what is left, with the fixes a run would apply.
         let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
         let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
-        let code = report(&a.common, reports, Some(&fixed), had_error);
+        let code = report(&a.common, reports, Some(&fixed), had_error, &unread);
         if !a.common.report.quiet {
             say!("{summary}");
         }
@@ -171,7 +172,7 @@ pub fn run(a: FixArgs) -> i32 {
     }
     let fixed: Vec<FixedOut> = results.iter().flat_map(|r| r.fixed.clone()).collect();
     let reports: Vec<FileReport> = results.into_iter().map(|r| r.report).collect();
-    let code = report(&a.common, reports, Some(&fixed), had_error);
+    let code = report(&a.common, reports, Some(&fixed), had_error, &unread);
     if !a.common.report.quiet {
         say!("{summary}");
     }
@@ -384,6 +385,56 @@ fn summary(a: &FixArgs, results: &[FileFix]) -> String {
     s
 }
 
+/// `fix --check --new-from-rev REV`: whether any finding that is new since REV has a fix this
+/// run would apply (safe ones, and unsafe ones with --unsafe-fixes). Old findings are the
+/// repository's debt, not this change's: they neither fail the check nor are counted.
+fn check_new_from_rev(a: &FixArgs, p: &Prepared, rev: &str) -> i32 {
+    if !a.check {
+        return super::fail(Error::Usage(
+            "--new-from-rev goes with `fix --check` (or `lint`): fixing rewrites whole files, old findings included".into(),
+        ));
+    }
+    let (reports, errors) = p.map_inputs(|loaded, cfg| super::lint::lint_loaded(p, loaded, cfg));
+    let mut had_error = p.had_error;
+    for e in errors {
+        had_error = true;
+        say!("error: {e}");
+    }
+    let mut reports = match super::lint::only_new(p, rev, reports) {
+        Ok(r) => r,
+        Err(e) => return super::fail(e),
+    };
+    reports.sort_by(|x, y| x.name.cmp(&y.name));
+    let fixable = |f: &&crate::lint::Finding| {
+        f.diagnostic
+            .fix
+            .as_ref()
+            .is_some_and(|x| a.unsafe_fixes || x.applicability == Applicability::Safe)
+    };
+    let mut total = 0;
+    let mut files = 0;
+    for r in &reports {
+        let n = r.findings.iter().filter(fixable).count();
+        if n > 0 {
+            println!("would fix {} in {}", problems(n), r.name);
+            total += n;
+            files += 1;
+        }
+    }
+    if !a.common.report.quiet {
+        say!(
+            "would fix {} new since {rev} in {files} file{}",
+            problems(total),
+            if files == 1 { "" } else { "s" }
+        );
+    }
+    if had_error {
+        2
+    } else {
+        i32::from(total > 0)
+    }
+}
+
 /// `fix -`: the fixed text (or the diff) on standard output, everything else on standard error,
 /// so `helm template … | golint-k8s fix - > fixed.yaml` works.
 fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
@@ -458,6 +509,7 @@ fn eprint_findings(reports: &[FileReport]) {
         reports,
         stats,
         fixed: None,
+        errors: &[],
     };
     let mut err = std::io::stderr().lock();
     let _ = crate::output::concise::write(&run, &mut err);

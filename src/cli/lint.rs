@@ -57,6 +57,9 @@ pub struct ReportArgs {
     /// Print the number of findings per rule.
     #[arg(long)]
     pub statistics: bool,
+    /// Exit 0 even when findings reach --fail-on; inputs that cannot be read still exit 2.
+    #[arg(long)]
+    pub exit_zero: bool,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -93,6 +96,18 @@ pub struct LintArgs {
     /// and whether it sizes GOMAXPROCS / GOMEMLIMIT itself, instead of linting.
     #[arg(long)]
     pub show_containers: bool,
+    /// Skip files found in directories that match these globs (as the walk names them, e.g.
+    /// `vendor/**`), instead of the config's `exclude`; comma-separated or repeated.
+    #[arg(long, value_name = "GLOB", value_delimiter = ',')]
+    pub exclude: Vec<String>,
+    /// Skip files found in directories that match these globs too, besides the config's
+    /// `exclude`; comma-separated or repeated.
+    #[arg(long, value_name = "GLOB", value_delimiter = ',')]
+    pub extend_exclude: Vec<String>,
+    /// Report only the findings that the files did not have at this git revision (a commit,
+    /// branch or tag), matched by fingerprint, so that moved lines are not new findings.
+    #[arg(long, value_name = "REV")]
+    pub new_from_rev: Option<String>,
     /// Benchmarks only: read, decode and parse every input the same way, then stop, so that the
     /// cost of linting can be compared with the cost of just reading the YAML.
     #[arg(long, hide = true)]
@@ -128,6 +143,11 @@ fn selection(a: &LintArgs) -> Result<Selection, Error> {
 pub struct Prepared {
     pub sel: Selection,
     pub finder: ConfigFinder,
+    /// Paths that could not be walked or read before linting began.
+    pub walk_errors: Vec<output::InputError>,
+    /// `--exclude` (replacing each config's `exclude`) and `--extend-exclude`.
+    exclude: Option<crate::config::Globs>,
+    extend_exclude: Option<crate::config::Globs>,
     pub inputs: Vec<Input>,
     pub had_error: bool,
     pub stdin_name: String,
@@ -141,6 +161,17 @@ pub type Loaded = Option<(Result<Source, Box<DecodeFailure>>, Arc<Config>)>;
 /// Check the arguments, find the inputs and report what could not be walked.
 pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     let sel = selection(a)?;
+    let globs = |list: &[String], flag: &str| -> Result<Option<crate::config::Globs>, Error> {
+        if list.is_empty() {
+            return Ok(None);
+        }
+        let list = list.iter().map(|g| g.trim_start_matches("./").to_string());
+        crate::config::Globs::new(list.collect())
+            .map(Some)
+            .map_err(|e| Error::Usage(format!("{flag}: {e}")))
+    };
+    let exclude = globs(&a.exclude, "--exclude")?;
+    let extend_exclude = globs(&a.extend_exclude, "--extend-exclude")?;
     let go_version = match a
         .report
         .go_version
@@ -182,7 +213,10 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
         return Ok(Prepared {
             sel,
             finder,
+            exclude,
+            extend_exclude,
             had_error: false,
+            walk_errors: Vec::new(),
             inputs: vec![Input::Rendered {
                 name: format!("{} (helm template {release})", dir.display()),
                 config_path: c.root.join("Chart.yaml"),
@@ -209,7 +243,17 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     Ok(Prepared {
         sel,
         finder,
+        exclude,
+        extend_exclude,
         had_error: !walked.errors.is_empty(),
+        walk_errors: walked
+            .errors
+            .iter()
+            .map(|(p, m)| output::InputError {
+                path: Some(p.clone()),
+                message: m.clone(),
+            })
+            .collect(),
         inputs: walked.inputs,
         stdin_name: a.stdin_filename.clone().unwrap_or_else(|| "-".to_string()),
         chart,
@@ -256,7 +300,7 @@ impl Prepared {
         };
         let cfg = self.finder.for_file(&config_path)?;
         if let Input::File { path, walked: true } = input {
-            if excluded(&cfg, path) {
+            if self.excluded(&cfg, path) {
                 return Ok(None);
             }
         }
@@ -265,6 +309,22 @@ impl Prepared {
 }
 
 impl Prepared {
+    /// Whether a walked file is skipped: by `--extend-exclude`, and by `--exclude` when it is
+    /// given, else by its config's `exclude`. Command-line globs match the path as the walk names
+    /// it, without a leading `./`.
+    fn excluded(&self, cfg: &Config, path: &Path) -> bool {
+        let walked = path.to_string_lossy();
+        let walked = walked.strip_prefix("./").unwrap_or(&walked);
+        let by = |g: &Option<crate::config::Globs>| {
+            g.as_ref().is_some_and(|g| g.matching(walked).is_some())
+        };
+        by(&self.extend_exclude)
+            || match &self.exclude {
+                Some(_) => by(&self.exclude),
+                None => excluded(cfg, path),
+            }
+    }
+
     /// Read what linting the input files will ask of the tree around them (build files and
     /// kustomizations in each directory and the ones above it) on every thread at once. Asked for
     /// by the first file under each directory instead, the reading fell to one thread while the
@@ -324,7 +384,8 @@ pub fn run(a: LintArgs) -> i32 {
     if progress {
         say_raw!("golint-k8s: linting {} files…", p.inputs.len());
     }
-    if a.report.format == Format::Json {
+    // Comparing with a revision needs every file's findings at hand: not streamed.
+    if a.report.format == Format::Json && a.new_from_rev.is_none() {
         let code = run_json_streamed(&a, &p);
         if progress {
             say_raw!("\r\x1b[K");
@@ -346,14 +407,62 @@ pub fn run(a: LintArgs) -> i32 {
         say_raw!("\r\x1b[K");
     }
     let mut had_error = p.had_error;
+    let mut unread = p.walk_errors.clone();
     for e in errors {
         had_error = true;
         say!("error: {e}");
+        unread.push((&e).into());
     }
-    report(&a, reports, None, had_error)
+    let reports = match &a.new_from_rev {
+        Some(rev) => match only_new(&p, rev, reports) {
+            Ok(r) => r,
+            Err(e) => return super::fail(e),
+        },
+        None => reports,
+    };
+    report(&a, reports, None, had_error, &unread)
 }
 
-fn lint_loaded(
+/// The reports with only the findings their files did not have at `rev` (see [`baseline`]).
+pub fn only_new(
+    p: &Prepared,
+    rev: &str,
+    mut reports: Vec<FileReport>,
+) -> Result<Vec<FileReport>, Error> {
+    let files: Vec<PathBuf> = reports
+        .iter()
+        .filter_map(|r| match &r.origin {
+            Origin::File(path) => Some(path.clone()),
+            Origin::Stdin(_) => None,
+        })
+        .collect();
+    let then = crate::baseline::read(rev, &files).map_err(Error::Usage)?;
+    reports.par_iter_mut().for_each(|r| {
+        let Origin::File(path) = &r.origin else {
+            return;
+        };
+        let Some(Some(bytes)) = then.files.get(path) else {
+            // No such file at the revision: everything in it is new.
+            return;
+        };
+        let mut counts = crate::baseline::Counts::new();
+        if let Ok(cfg) = p.finder.for_file(path) {
+            // Linted under today's name, so that fingerprints compare across a rename.
+            let old = match Source::decode(r.origin.clone(), bytes.clone()) {
+                Ok(src) => lint_source_with(src, &cfg, &p.sel, |_, _, _| {}),
+                Err(failure) => decode_failure(*failure),
+            };
+            for f in &old.findings {
+                *counts.entry(f.diagnostic.fingerprint).or_default() += 1;
+            }
+        }
+        let findings = std::mem::take(&mut r.findings);
+        r.findings = crate::baseline::keep_new(findings, counts, |f| f.diagnostic.fingerprint);
+    });
+    Ok(reports)
+}
+
+pub fn lint_loaded(
     p: &Prepared,
     loaded: Result<Source, Box<DecodeFailure>>,
     cfg: &Config,
@@ -388,7 +497,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
     let threshold = threshold(a.report.fail_on);
     let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Option<Linted>>>(1);
     let (result, had_error, failing) = std::thread::scope(|s| {
-        let writer = s.spawn(move || write_batches(a, received));
+        let writer = s.spawn(move || write_batches(a, &p.walk_errors, received));
         for batch in order.chunks(STREAM_BATCH) {
             let done: Vec<Option<Linted>> = batch
                 .par_iter()
@@ -428,7 +537,9 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
             (Err(e), true, false)
         })
     });
-    exit_code(result, had_error || p.had_error, || failing)
+    exit_code(result, had_error || p.had_error, || {
+        failing && !a.report.exit_zero
+    })
 }
 
 /// One file's JSON, counts, codes and whether a finding reaches `--fail-on`; or why it could not
@@ -438,8 +549,10 @@ type Linted = Result<(output::json::Fragment, Stats, Vec<Code>, bool), Error>;
 /// The writer half of [`run_json_streamed`]: (write result, had an error, failing).
 fn write_batches(
     a: &LintArgs,
+    walk_errors: &[output::InputError],
     batches: std::sync::mpsc::Receiver<Vec<Option<Linted>>>,
 ) -> (std::io::Result<()>, bool, bool) {
+    let mut unread = walk_errors.to_vec();
     let mut had_error = false;
     let mut failing = false;
     let mut stats = Stats::default();
@@ -454,6 +567,7 @@ fn write_batches(
                     Err(e) => {
                         had_error = true;
                         say!("error: {e}");
+                        unread.push((&e).into());
                     }
                     Ok((fragment, s, codes, fails)) => {
                         fragments.push(fragment);
@@ -467,7 +581,7 @@ fn write_batches(
             }
             stream.push_all(&mut buf, &fragments)?;
         }
-        stream.finish(&mut buf, stats, None)?;
+        stream.finish(&mut buf, stats, None, &unread)?;
         if a.report.statistics {
             say_raw!("{}", statistics(&counts));
         }
@@ -511,6 +625,7 @@ pub fn report(
     mut reports: Vec<FileReport>,
     fixed: Option<&[output::FixedOut]>,
     had_error: bool,
+    errors: &[output::InputError],
 ) -> i32 {
     reports.sort_by(|x, y| x.name.cmp(&y.name));
     let mut stats = Stats::default();
@@ -521,16 +636,18 @@ pub fn report(
         reports: &reports,
         stats,
         fixed,
+        errors,
     };
 
     let to_terminal = a.report.output.is_none() && std::io::stdout().is_terminal();
     let color = to_terminal && !a.report.no_color && std::env::var_os("NO_COLOR").is_none();
     let threshold = threshold(a.report.fail_on);
     exit_code(write_output(a, &run, color), had_error, || {
-        reports
-            .iter()
-            .flat_map(|r| &r.findings)
-            .any(|f| f.diagnostic.severity >= threshold)
+        !a.report.exit_zero
+            && reports
+                .iter()
+                .flat_map(|r| &r.findings)
+                .any(|f| f.diagnostic.severity >= threshold)
     })
 }
 
@@ -668,7 +785,8 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
                 },
                 &mut buf,
             )?;
-            if run.reports.iter().all(|r| r.findings.is_empty()) && !a.report.quiet {
+            let clean = run.reports.iter().all(|r| r.findings.is_empty());
+            if clean && !a.report.quiet && run.errors.is_empty() {
                 writeln!(
                     buf,
                     "no problems found in {} file{}",
@@ -676,16 +794,25 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
                     if run.stats.files == 1 { "" } else { "s" }
                 )?;
             }
+            if let Some(line) = output::unread_line(run.errors).filter(|_| !a.report.quiet) {
+                writeln!(buf, "{line}")?;
+            }
         }
         Format::Concise => {
             output::concise::write(run, &mut buf)?;
             if !a.report.quiet {
                 writeln!(buf, "{}", output::human::summary_line(run))?;
+                if let Some(line) = output::unread_line(run.errors) {
+                    writeln!(buf, "{line}")?;
+                }
             }
         }
         Format::Json => output::json::write(run, &mut buf)?,
         Format::Sarif => output::sarif::write(run, &mut buf)?,
         Format::Github => output::github::write(run, &mut buf)?,
+        Format::Gitlab => output::gitlab::write(run, &mut buf)?,
+        Format::Junit => output::xml::write_junit(run, &mut buf)?,
+        Format::Checkstyle => output::xml::write_checkstyle(run, &mut buf)?,
     }
     if a.report.statistics {
         let mut counts: std::collections::BTreeMap<Code, usize> = std::collections::BTreeMap::new();
@@ -694,10 +821,7 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
         }
         // Statistics go to stderr for machine formats so that stdout stays parseable.
         let text = statistics(&counts);
-        if matches!(
-            a.report.format,
-            Format::Json | Format::Sarif | Format::Github
-        ) {
+        if a.report.format.is_machine() {
             say_raw!("{text}");
         } else {
             buf.write_all(text.as_bytes())?;

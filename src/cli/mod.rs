@@ -64,11 +64,29 @@ pub enum Command {
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Each finding with its source lines, notes and fix (the default).
     Human,
+    /// One line per finding: file:line:column: severity code rule: message.
     Concise,
+    /// Every finding with its object, container, runtime, fingerprint and fix.
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning.
     Sarif,
+    /// GitHub Actions annotations.
     Github,
+    /// A GitLab Code Quality report.
+    Gitlab,
+    /// JUnit XML, one test case per finding.
+    Junit,
+    /// Checkstyle XML.
+    Checkstyle,
+}
+
+impl Format {
+    /// Formats that programs read: standard output carries nothing else.
+    pub fn is_machine(self) -> bool {
+        !matches!(self, Format::Human | Format::Concise)
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -221,6 +221,9 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     number(out, f.end.1);
     put(out, b",\n      \"document\": ");
     number(out, d.document);
+    put(out, b",\n      \"fingerprint\": \"");
+    put(out, format!("{:016x}", d.fingerprint).as_bytes());
+    put(out, b"\"");
     put(out, b",\n      \"object\": ");
     memoized(out, &mut memo.object, &d.object, |out| match &d.object {
         None => put(out, b"null"),
@@ -524,6 +527,7 @@ impl Stream {
         out: &mut dyn Write,
         stats: Stats,
         fixed: Option<&[super::FixedOut]>,
+        errors: &[super::InputError],
     ) -> std::io::Result<()> {
         if self.summary.findings > 0 {
             out.write_all(b"\n  ")?;
@@ -549,6 +553,12 @@ impl Stream {
                 Pretty::at(1),
             ));
         }
+        // Inputs that could not be read: a report without them would look clean.
+        tail.extend_from_slice(b",\n  \"errors\": ");
+        let _ = errors.serialize(&mut serde_json::Serializer::with_formatter(
+            &mut tail,
+            Pretty::at(1),
+        ));
         out.write_all(&tail)?;
         out.write_all(b"\n}\n")
     }
@@ -559,7 +569,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     for r in run.reports {
         stream.push(out, &Fragment::render(r))?;
     }
-    stream.finish(out, run.stats, run.fixed)
+    stream.finish(out, run.stats, run.fixed, run.errors)
 }
 
 /// serde_json's pretty layout (two spaces), starting `level` levels deep, so that a value can be
@@ -676,6 +686,7 @@ mod tests {
         end_line: usize,
         end_column: usize,
         document: usize,
+        fingerprint: String,
         object: Option<&'a ObjectRef>,
         container: Option<&'a str>,
         source_template: Option<&'a str>,
@@ -718,6 +729,7 @@ mod tests {
             end_line: f.end.0,
             end_column: f.end.1,
             document: d.document,
+            fingerprint: format!("{:016x}", d.fingerprint),
             object: d.object.as_deref(),
             container: d.container.as_deref(),
             source_template: d.source_template.as_deref(),

@@ -2,9 +2,11 @@
 
 pub mod concise;
 pub mod github;
+pub mod gitlab;
 pub mod human;
 pub mod json;
 pub mod sarif;
+pub mod xml;
 
 use crate::lint::{FileReport, Stats};
 
@@ -16,11 +18,71 @@ pub fn doc_url(code: crate::rules::Code) -> String {
     format!("{DOCS_BASE}{}-{}.md", rule.code, rule.name)
 }
 
-/// Everything a format needs: reports sorted by file name, totals, and for `fix` what it applied.
+/// The repository root that report paths are relative to: the nearest directory with `.git`,
+/// else the current directory.
+pub(crate) fn repo_root() -> std::path::PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    cwd.ancestors()
+        .find(|d| d.join(".git").exists())
+        .map_or_else(|| cwd.clone(), std::path::Path::to_path_buf)
+}
+
+/// A report's file as a path relative to `root` with `/` separators, when it lies there; its
+/// name otherwise (standard input, a file outside the repository).
+pub(crate) fn repo_path(root: &std::path::Path, r: &FileReport) -> String {
+    match &r.origin {
+        crate::source::Origin::File(p) => std::fs::canonicalize(p)
+            .ok()
+            .and_then(|abs| abs.strip_prefix(root).ok().map(|rel| rel.to_path_buf()))
+            .map_or_else(
+                || r.name.clone(),
+                |rel| rel.to_string_lossy().replace('\\', "/"),
+            ),
+        crate::source::Origin::Stdin(_) => r.name.clone(),
+    }
+}
+
+/// Everything a format needs: reports sorted by file name, totals, the inputs that could not be
+/// read, and for `fix` what it applied.
 pub struct Run<'a> {
     pub reports: &'a [FileReport],
     pub stats: Stats,
     pub fixed: Option<&'a [FixedOut]>,
+    pub errors: &'a [InputError],
+}
+
+/// An input that could not be read or walked (exit 2): a report must never look clean without it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InputError {
+    /// The path as the user named it or the walk found it; None for a failure of no one path.
+    pub path: Option<String>,
+    pub message: String,
+}
+
+impl From<&crate::error::Error> for InputError {
+    fn from(e: &crate::error::Error) -> InputError {
+        match e {
+            crate::error::Error::Input { name, message } => InputError {
+                path: Some(name.clone()),
+                message: message.clone(),
+            },
+            other => InputError {
+                path: None,
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+/// The line human and concise output end with when inputs could not be read.
+pub fn unread_line(errors: &[InputError]) -> Option<String> {
+    (!errors.is_empty()).then(|| {
+        format!(
+            "{} path{} could not be read (see the errors above); the findings are incomplete",
+            errors.len(),
+            if errors.len() == 1 { "" } else { "s" }
+        )
+    })
 }
 
 /// A fix that `fix` applied (or, with `--diff`/`--check`, would apply), located in the original

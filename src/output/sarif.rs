@@ -7,7 +7,7 @@
 //! SARIF's default is UTF-16 code units.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{json, Value};
 
@@ -49,15 +49,6 @@ fn rule_descriptor(r: &Rule) -> Value {
         "defaultConfiguration": {"level": level(r.severity)},
         "properties": {"tags": ["kubernetes", "go"], "fix": r.fix.as_str(), "applies-to": r.applies_to},
     })
-}
-
-/// The repository root that URIs are relative to: the nearest directory with `.git`, else the
-/// current directory.
-fn repo_root() -> PathBuf {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map_or_else(|| cwd.clone(), Path::to_path_buf)
 }
 
 /// Percent-encode what a URI reference cannot carry as is (spaces, `#`, `%`, non-ASCII).
@@ -132,6 +123,9 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
         "locations": [{
             "physicalLocation": {"artifactLocation": location, "region": region(f.start, f.end)},
         }],
+        // Made of the file, object, container, rule and key path, never of lines: code scanning
+        // follows an alert that moves with its object.
+        "partialFingerprints": {"golintK8s/v1": format!("{:016x}", d.fingerprint)},
     });
     if let Some(c) = d.cluster() {
         // A live object has no file: it is a logical location (kind/namespace/name/container),
@@ -199,7 +193,7 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
 
 pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     use rayon::prelude::*;
-    let root = repo_root();
+    let root = super::repo_root();
     let root_uri = format!(
         "file://{}/",
         encode_uri_path(root.to_string_lossy().trim_end_matches('/'))
@@ -300,10 +294,11 @@ mod tests {
                 reports: &reports,
                 stats: Default::default(),
                 fixed: None,
+                errors: &[],
             };
             let mut spliced = Vec::new();
             write(&run, &mut spliced).unwrap();
-            let root = repo_root();
+            let root = crate::output::repo_root();
             let root_uri = format!(
                 "file://{}/",
                 encode_uri_path(root.to_string_lossy().trim_end_matches('/'))
