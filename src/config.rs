@@ -119,6 +119,9 @@ pub struct Config {
     /// Per-rule level from the config's `rules:`: off, or a severity instead of the default.
     pub rules: HashMap<crate::rules::Code, RuleLevel>,
     pub exclude: Globs,
+    /// `per-file-ignores`: rules that do not run on files matching a glob (relative to the
+    /// config's directory), as ruff's option of that name.
+    pub per_file_ignores: Vec<(Globs, Vec<crate::rules::Code>)>,
     pub pod_spec_paths: Vec<PodSpecPath>,
 }
 
@@ -139,6 +142,7 @@ impl Default for Config {
             gomemlimit_strategy: MemLimitStrategy::Ratio,
             rules: HashMap::new(),
             exclude: Globs::default(),
+            per_file_ignores: Vec::new(),
             pod_spec_paths: Vec::new(),
         }
     }
@@ -181,6 +185,31 @@ pub struct Overrides {
 }
 
 impl Config {
+    /// A file's path as this config's globs match it: relative to the config's directory when
+    /// it lies below it, else as given.
+    pub fn relative_path(&self, path: &Path) -> String {
+        let base = self.path.as_ref().and_then(|p| p.parent());
+        let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        base.and_then(|b| std::fs::canonicalize(b).ok())
+            .and_then(|b| abs.strip_prefix(b).ok().map(Path::to_path_buf))
+            .unwrap_or_else(|| path.to_path_buf())
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    /// The rules `per-file-ignores` turns off for a file.
+    pub fn ignored_in(&self, path: &Path) -> Vec<crate::rules::Code> {
+        if self.per_file_ignores.is_empty() {
+            return Vec::new();
+        }
+        let rel = self.relative_path(path);
+        self.per_file_ignores
+            .iter()
+            .filter(|(g, _)| g.matching(&rel).is_some())
+            .flat_map(|(_, codes)| codes.iter().copied())
+            .collect()
+    }
+
     pub fn apply(&mut self, o: &Overrides) {
         if o.go_version.is_some() {
             self.go_version = o.go_version;
@@ -355,6 +384,25 @@ impl Config {
                     }
                 }
                 "exclude" => cfg.exclude = p.globs(v)?,
+                "per-file-ignores" => {
+                    for (ik, iv) in p.map(v)? {
+                        let glob = p.string(ik)?.to_string();
+                        let globs = Globs::new(vec![glob]).map_err(|m| p.at(ik, m))?;
+                        let mut codes = Vec::new();
+                        for c in p.seq(iv)? {
+                            let name = p.string(c)?;
+                            let matched = registry::matching(name);
+                            if matched.is_empty() {
+                                return Err(err(
+                                    y.span(c).start,
+                                    format!("unknown rule or rule block {name:?} (see `golint-k8s rules`)"),
+                                ));
+                            }
+                            codes.extend(matched.into_iter().map(|r| r.code));
+                        }
+                        cfg.per_file_ignores.push((globs, codes));
+                    }
+                }
                 "pod-spec-paths" => {
                     for item in p.seq(v)? {
                         let mut api_version = None;
@@ -390,7 +438,7 @@ impl Config {
                     return Err(err(
                         y.span(k).start,
                         format!(
-                            "unknown key {other:?} (expected one of: go-version, go-versions, assume-go, go-images, non-go-images, sizes-gomaxprocs, sizes-gomemlimit, node-cpus, cpu-limits, gomemlimit, rules, exclude, pod-spec-paths)"
+                            "unknown key {other:?} (expected one of: go-version, go-versions, assume-go, go-images, non-go-images, sizes-gomaxprocs, sizes-gomemlimit, node-cpus, cpu-limits, gomemlimit, rules, exclude, per-file-ignores, pod-spec-paths)"
                         ),
                     ))
                 }

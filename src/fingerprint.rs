@@ -11,11 +11,17 @@
 use crate::diagnostic::Diagnostic;
 use crate::yaml::{NodeId, NodeKind, Yaml};
 
-/// The key path of the node at `offset` in the document whose root is `root`: mapping keys joined
-/// by dots, list items as `[name]` when they have a scalar `name` and `[index]` otherwise. The
-/// walk stops at the key or scalar the offset falls on.
-pub fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
-    let mut path = String::new();
+/// One step of a key path.
+enum Step<'a> {
+    Key(&'a str),
+    Name(&'a str),
+    Index(usize),
+}
+
+/// Walk to the node at `offset` in the document whose root is `root`, handing each step to
+/// `step`: mapping keys, and list items by their scalar `name` or else their index. The walk stops
+/// at the key or scalar the offset falls on.
+fn walk<'y>(y: &'y Yaml, root: NodeId, offset: usize, mut step: impl FnMut(Step<'y>)) {
     let mut node = root;
     'down: loop {
         match &y.node(node).kind {
@@ -23,12 +29,9 @@ pub fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
                 for &(k, v) in entries {
                     let on_key = y.span(k).contains(&offset);
                     if on_key || y.span(v).contains(&offset) {
-                        if !path.is_empty() {
-                            path.push('.');
-                        }
-                        path.push_str(y.str(k).unwrap_or("?"));
+                        step(Step::Key(y.str(k).unwrap_or("?")));
                         if on_key {
-                            return path;
+                            return;
                         }
                         node = v;
                         continue 'down;
@@ -43,16 +46,8 @@ pub fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
                             .then(|| y.get_str(item, "name"))
                             .flatten()
                         {
-                            Some(name) => {
-                                path.push('[');
-                                path.push_str(name);
-                                path.push(']');
-                            }
-                            None => {
-                                path.push('[');
-                                crate::text::push_int(&mut path, i);
-                                path.push(']');
-                            }
+                            Some(name) => step(Step::Name(name)),
+                            None => step(Step::Index(i)),
                         }
                         node = item;
                         continue 'down;
@@ -61,39 +56,133 @@ pub fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
             }
             _ => {}
         }
-        return path;
+        return;
     }
 }
 
-/// The fingerprint of a finding in the file named `file`, whose node has `key_path`.
-pub fn of(file: &str, d: &Diagnostic, key_path: &str) -> u64 {
-    let object = d.object.as_deref();
-    let parts = [
-        file,
-        object.and_then(|o| o.kind.as_deref()).unwrap_or(""),
-        object.and_then(|o| o.namespace.as_deref()).unwrap_or(""),
-        object.and_then(|o| o.name.as_deref()).unwrap_or(""),
-        d.container.as_deref().unwrap_or(""),
-        d.code.as_str(),
-        key_path,
-    ];
-    // FNV-1a, 64 bits: stable across releases and platforms, as a fingerprint that code scanning
-    // stores must be; a collision only merges two findings of one file in a count.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for p in parts {
-        for b in p.bytes().chain([0]) {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+/// The key path of the node at `offset`, written out: `spec.containers[api].env[GOGC].value`.
+pub fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
+    let mut path = String::new();
+    walk(y, root, offset, |s| match s {
+        Step::Key(k) => {
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(k);
+        }
+        Step::Name(n) => {
+            path.push('[');
+            path.push_str(n);
+            path.push(']');
+        }
+        Step::Index(i) => {
+            path.push('[');
+            crate::text::push_int(&mut path, i);
+            path.push(']');
+        }
+    });
+    path
+}
+
+/// The hash behind fingerprints, defined here rather than taken from a library so that it stays
+/// the same across releases and platforms, as a fingerprint code scanning stores must: eight
+/// bytes at a time, each field ended by its length so that no two field lists run together.
+#[derive(Clone, Copy)]
+struct Hash(u64);
+
+impl Hash {
+    const START: Hash = Hash(0x243f_6a88_85a3_08d3);
+
+    fn word(self, w: u64) -> Hash {
+        let h = (self.0 ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        Hash(h ^ (h >> 29))
+    }
+
+    fn field(mut self, s: &str) -> Hash {
+        let b = s.as_bytes();
+        let mut chunks = b.chunks_exact(8);
+        for c in &mut chunks {
+            self = self.word(u64::from_le_bytes(c.try_into().unwrap_or([0; 8])));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.word(u64::from_le_bytes(tail)).word(b.len() as u64)
+    }
+
+    fn step(self, s: &Step) -> Hash {
+        match s {
+            Step::Key(k) => self.word(1).field(k),
+            Step::Name(n) => self.word(2).field(n),
+            Step::Index(i) => self.word(3).word(*i as u64),
         }
     }
-    h
 }
 
-/// Set the fingerprint of each of a file's diagnostics, while its tree is at hand.
+/// The part of a fingerprint a finding shares with the others of its object and container.
+fn prefix(file: &str, d: &Diagnostic) -> Hash {
+    let object = d.object.as_deref();
+    Hash::START
+        .field(file)
+        .field(object.and_then(|o| o.kind.as_deref()).unwrap_or(""))
+        .field(object.and_then(|o| o.namespace.as_deref()).unwrap_or(""))
+        .field(object.and_then(|o| o.name.as_deref()).unwrap_or(""))
+        .field(d.container.as_deref().unwrap_or(""))
+}
+
+/// The fingerprint of a finding in the file named `file` that has no place in a tree (a file
+/// that is not text): the file, the object and container if any, and the rule.
+pub fn of(file: &str, d: &Diagnostic) -> u64 {
+    prefix(file, d).field(d.code.as_str()).0
+}
+
+/// A fingerprint as it is written: 16 lowercase hexadecimal digits (as `{:016x}`), without an
+/// allocation.
+pub fn hex(fp: u64) -> [u8; 16] {
+    let mut out = [0u8; 16];
+    for (i, b) in out.iter_mut().enumerate() {
+        *b = b"0123456789abcdef"[((fp >> (60 - 4 * i)) & 0xf) as usize];
+    }
+    out
+}
+
+/// Set the fingerprint of each of a file's diagnostics, while its tree is at hand; the many
+/// findings of a large stream on every thread.
 pub fn set_all(file: &str, y: &Yaml, diagnostics: &mut [Diagnostic]) {
+    use rayon::prelude::*;
+    if diagnostics.len() >= crate::lint::PARALLEL_FINDINGS {
+        diagnostics
+            .par_chunks_mut(crate::lint::PARALLEL_FINDINGS / 4)
+            .for_each(|chunk| set_each(file, y, chunk));
+    } else {
+        set_each(file, y, diagnostics);
+    }
+}
+
+fn set_each(file: &str, y: &Yaml, diagnostics: &mut [Diagnostic]) {
+    // Findings come grouped by object and container: their shared part is hashed once a group.
+    let mut last: Option<(*const (), *const (), Hash)> = None;
     for d in diagnostics {
-        let root = y.docs.get(d.document).and_then(|doc| doc.root);
-        let path = root.map_or_else(String::new, |r| key_path(y, r, d.range.start));
-        d.fingerprint = of(file, d, &path);
+        let key = (
+            d.object
+                .as_ref()
+                .map_or(std::ptr::null(), |o| std::sync::Arc::as_ptr(o).cast()),
+            d.container
+                .as_ref()
+                .map_or(std::ptr::null(), |c| std::sync::Arc::as_ptr(c).cast()),
+        );
+        let shared = match last {
+            Some((o, c, h)) if (o, c) == key => h,
+            _ => {
+                let h = prefix(file, d);
+                last = Some((key.0, key.1, h));
+                h
+            }
+        };
+        let mut h = shared.field(d.code.as_str());
+        if let Some(root) = y.docs.get(d.document).and_then(|doc| doc.root) {
+            walk(y, root, d.range.start, |s| h = h.step(&s));
+        }
+        d.fingerprint = h.0;
     }
 }
 
@@ -111,5 +200,35 @@ mod tests {
         assert_eq!(at("value"), "spec.containers[api].env[GOGC].value");
         assert_eq!(at("image"), "spec.containers[1].image");
         assert_eq!(at("spec"), "spec");
+    }
+
+    #[test]
+    fn hex_digits_are_format_s() {
+        for n in [0, 1, 0xdead_beef, u64::MAX, 0x0123_4567_89ab_cdef] {
+            assert_eq!(&hex(n), format!("{n:016x}").as_bytes());
+        }
+    }
+
+    /// Equal names and paths give equal fingerprints wherever they sit; any other field differs.
+    #[test]
+    fn fingerprints_follow_names_not_places() {
+        let one = "a: 1\nspec:\n  containers:\n  - name: api\n    image: x\n";
+        let moved = "# moved\n\nspec:\n  containers:\n  - {image: y, name: api}\na: 1\n";
+        let print = |text: &str, file: &str, needle: &str| {
+            let y = crate::yaml::parse(text, 0);
+            let at = text.find(needle).unwrap();
+            let mut d = vec![Diagnostic::new(
+                crate::rules::Code::GK101,
+                crate::diagnostic::Severity::Warning,
+                at..at + 1,
+                String::new(),
+            )];
+            set_all(file, &y, &mut d);
+            d[0].fingerprint
+        };
+        assert_eq!(print(one, "f", "image"), print(moved, "f", "image"));
+        assert_ne!(print(one, "f", "image"), print(one, "g", "image"));
+        assert_ne!(print(one, "f", "image"), print(one, "f", "name"));
+        assert_ne!(print(one, "f", "a:"), print(one, "f", "spec"));
     }
 }

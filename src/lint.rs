@@ -100,7 +100,7 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     let src = Source::from_text(origin.clone(), prefix);
     let (line, col) = src.line_col(src.text.len());
     let mut d = crate::rules::gk000::undecodable(err.message());
-    d.fingerprint = crate::fingerprint::of(&name, &d, "");
+    d.fingerprint = crate::fingerprint::of(&name, &d);
     FileReport {
         name,
         origin,
@@ -213,7 +213,11 @@ pub fn check_file(
         ..Stats::default()
     };
 
-    let rules = Rules::enabled(sel, cfg);
+    let ignored = match &src.origin {
+        Origin::File(path) => cfg.ignored_in(path),
+        Origin::Stdin(_) => Vec::new(),
+    };
+    let rules = Rules::enabled(sel, cfg, &ignored);
     let file = crate::rules::FileCtx { src, y };
     for check in &rules.file {
         check(&file, &mut diags);
@@ -430,9 +434,12 @@ struct Rules {
 }
 
 impl Rules {
-    fn enabled(sel: &Selection, cfg: &Config) -> Rules {
+    /// The checks of the rules that run on a file: selected, not off in the config, and not
+    /// among the file's `ignored` (its `per-file-ignores`).
+    fn enabled(sel: &Selection, cfg: &Config, ignored: &[Code]) -> Rules {
         let mut rules = Rules::default();
-        for rule in RULES.iter().filter(|r| sel.enabled(r.code, cfg)) {
+        let runs = |r: &&registry::Rule| sel.enabled(r.code, cfg) && !ignored.contains(&r.code);
+        for rule in RULES.iter().filter(runs) {
             for check in rule.checks {
                 match *check {
                     Check::File(f) => rules.file.push(f),

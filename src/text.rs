@@ -110,7 +110,8 @@ pub fn floor_char_boundary(text: &str, mut at: usize) -> usize {
 /// A name as it can be printed on a terminal: control characters (an escape sequence, a line
 /// break in a file name) are shown as Rust escapes, `\u{1b}`, `\n`, instead of acting.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    let plain = |b: &u8| (b' '..0x7f).contains(b);
+    if s.bytes().all(|b| plain(&b)) || !s.chars().any(char::is_control) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

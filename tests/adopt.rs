@@ -378,3 +378,36 @@ fn junit_and_checkstyle_reports() {
         "a clean file has no element: {x}"
     );
 }
+
+/// `per-file-ignores` in the config turns rules off for the files its globs match (relative to
+/// the config's directory), as ruff's option does; a code that names no rule is a config error.
+#[test]
+fn per_file_ignores_turn_rules_off_for_matching_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(&d.join("apps/a.yaml"), OLD);
+    write(&d.join("legacy/b.yaml"), OLD);
+    write(
+        &d.join(".golint-k8s.yaml"),
+        "per-file-ignores:\n  \"legacy/**\": [GK101]\n  \"apps/*.yaml\": [GK2]\n",
+    );
+    let v = json(&run(d, &["lint", "--format", "json", "."]));
+    assert_eq!(
+        findings(&v),
+        [
+            ("apps/a.yaml".to_string(), "GK101".to_string()),
+            ("legacy/b.yaml".to_string(), "GK201".to_string()),
+        ]
+    );
+    write(
+        &d.join(".golint-k8s.yaml"),
+        "per-file-ignores:\n  \"legacy/**\": [GK999]\n",
+    );
+    let bad = run(d, &["lint", "."]);
+    assert_eq!(bad.code, Some(2));
+    assert!(
+        bad.stderr.contains("unknown rule or rule block \"GK999\""),
+        "{}",
+        bad.stderr
+    );
+}

@@ -18,6 +18,25 @@ pub fn corpus() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// A directory of this project's under the user's cache directory, where tests keep what is
+/// slow to make (Go toolchains and the probes they build) from one run to the next.
+pub fn user_cache(name: &str) -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("golint-k8s").join(name)
+}
+
+/// Whether a `go` command is on PATH.
+pub fn go_available() -> bool {
+    std::process::Command::new("go")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 /// Options a fixture asks for on its first line: `# fixture-args: --go-version 1.25 --node-cpus 8`.
 pub fn fixture_overrides(text: &str) -> Overrides {
     let mut o = Overrides::default();

@@ -9,6 +9,8 @@
 //! probes under the user cache directory (`golint-k8s/go-oracle`). Without a `go` command the
 //! test prints one line saying it did not run.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -21,22 +23,6 @@ use golint_k8s::runtime::process::{self, Cpus, Env, Start};
 const RELEASES: &[&str] = &["1.19.13", "1.21.13", "1.24.9", "1.25.0", "1.26.8"];
 
 const PROBE: &str = include_str!("go-probe/main.go");
-
-fn cache_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("golint-k8s").join("go-oracle")
-}
-
-fn go_available() -> bool {
-    Command::new("go")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// The probe built with `release`, and whether it had to be built now.
 fn probe(cache: &Path, release: &str) -> (PathBuf, bool) {
@@ -264,12 +250,12 @@ impl Drop for Quota {
 
 #[test]
 fn the_model_matches_real_go_runtimes() {
-    if !go_available() {
+    if !common::go_available() {
         println!("go_oracle: did not run: no go command on PATH to fetch Go toolchains with");
         return;
     }
     let started = Instant::now();
-    let cache = cache_dir();
+    let cache = common::user_cache("go-oracle");
     std::fs::create_dir_all(&cache).unwrap();
     let online = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let unlimited = Cpus {

@@ -25,6 +25,8 @@
 //! longer matches anything fails the test too. Without a `go` command, or when the module proxy
 //! cannot be reached, the test prints one line saying it did not run.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -138,22 +140,6 @@ fn allowed(input: &str, kind: Kind) -> Option<usize> {
 
 // ---------------------------------------------------------------------------------------------
 // The probe.
-
-fn cache_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("golint-k8s").join("kubectl-probe")
-}
-
-fn go_available() -> bool {
-    Command::new("go")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// The probe binary and whether it was built now, or why it cannot be had (the module proxy
 /// is out of reach).
@@ -1283,14 +1269,14 @@ struct Input {
 
 #[test]
 fn golint_k8s_parses_what_kubectl_decodes() {
-    if !go_available() {
+    if !common::go_available() {
         println!(
             "kubectl_yaml: did not run: no go command on PATH to build the kubectl probe with"
         );
         return;
     }
     let started = Instant::now();
-    let cache = cache_dir();
+    let cache = common::user_cache("kubectl-probe");
     std::fs::create_dir_all(&cache).unwrap();
     let (bin, built) = match probe(&cache) {
         Ok(p) => p,

@@ -893,18 +893,5 @@ fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
 }
 
 fn excluded(cfg: &Config, path: &Path) -> bool {
-    if cfg.exclude.patterns.is_empty() {
-        return false;
-    }
-    let base = cfg
-        .path
-        .as_ref()
-        .and_then(|p| p.parent())
-        .map(Path::to_path_buf);
-    let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let rel = base
-        .and_then(|b| std::fs::canonicalize(b).ok())
-        .and_then(|b| abs.strip_prefix(b).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf());
-    cfg.exclude.matching(&rel.to_string_lossy()).is_some()
+    !cfg.exclude.patterns.is_empty() && cfg.exclude.matching(&cfg.relative_path(path)).is_some()
 }

@@ -222,7 +222,7 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
     put(out, b",\n      \"document\": ");
     number(out, d.document);
     put(out, b",\n      \"fingerprint\": \"");
-    put(out, format!("{:016x}", d.fingerprint).as_bytes());
+    put(out, &crate::fingerprint::hex(d.fingerprint));
     put(out, b"\"");
     put(out, b",\n      \"object\": ");
     memoized(out, &mut memo.object, &d.object, |out| match &d.object {
