@@ -15,6 +15,30 @@ use crate::source::{Origin, Source};
 use crate::yaml::{self, NodeId, Yaml};
 
 pub const FILE_NAME: &str = ".golint-k8s.yaml";
+/// Every top-level key a config may have; `schema/golint-k8s.schema.json` has exactly these.
+pub const KEYS: &[&str] = &[
+    "go-version",
+    "go-versions",
+    "assume-go",
+    "go-images",
+    "non-go-images",
+    "sizes-gomaxprocs",
+    "sizes-gomemlimit",
+    "node-cpus",
+    "cpu-limits",
+    "gomemlimit",
+    "rules",
+    "exclude",
+    "per-file-ignores",
+    "pod-spec-paths",
+];
+
+/// Where the config's JSON Schema is published, for editors (yaml-language-server).
+pub const SCHEMA_URL: &str =
+    "https://raw.githubusercontent.com/golint-k8s/golint-k8s/main/schema/golint-k8s.schema.json";
+
+/// The names a config file may have, in the order they are looked for.
+pub const FILE_NAMES: [&str; 2] = [FILE_NAME, ".golint-k8s.yml"];
 
 /// A Go version as `major.minor` (patch releases do not change runtime defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -177,6 +201,11 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
+/// Whether a misspelt key is close enough to `key` to suggest it: one or two edits apart.
+fn close_to(key: &str, written: &str) -> bool {
+    crate::rules::registry::edit_distance(key, written) <= 2
+}
+
 /// Command-line settings that override the file.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -291,8 +320,7 @@ impl Config {
                 "go-versions" => {
                     for (ik, iv) in p.map(v)? {
                         let glob = y.str(ik).unwrap_or("").to_string();
-                        let globs =
-                            Globs::new(vec![glob]).map_err(|m| err(y.span(ik).start, m))?;
+                        let globs = Globs::new(vec![glob]).map_err(|m| err(y.span(ik).start, m))?;
                         cfg.go_versions.push((globs, p.go_version(iv)?));
                     }
                 }
@@ -327,7 +355,10 @@ impl Config {
                             "ratio" => {
                                 let text = p.string(iv)?;
                                 let r: f64 = text.parse().map_err(|_| {
-                                    err(y.span(iv).start, format!("ratio must be a number, not {text:?}"))
+                                    err(
+                                        y.span(iv).start,
+                                        format!("ratio must be a number, not {text:?}"),
+                                    )
                                 })?;
                                 if !(r > 0.0 && r <= 1.0) {
                                     return Err(err(
@@ -354,7 +385,9 @@ impl Config {
                             other => {
                                 return Err(err(
                                     y.span(ik).start,
-                                    format!("unknown key gomemlimit.{other} (expected ratio, strategy)"),
+                                    format!(
+                                        "unknown key gomemlimit.{other} (expected ratio, strategy)"
+                                    ),
                                 ))
                             }
                         }
@@ -366,19 +399,22 @@ impl Config {
                         let Some(rule) = registry::find(name) else {
                             return Err(err(
                                 y.span(ik).start,
-                                format!("unknown rule {name:?} (see `golint-k8s rules`)"),
+                                format!(
+                                    "unknown rule {name:?}{} (see `golint-k8s rules`)",
+                                    registry::did_you_mean(name)
+                                ),
                             ));
                         };
                         let word = p.string(iv)?;
                         let sev = match (word, Severity::parse(word)) {
                             ("off" | "false", _) => RuleLevel::Off,
                             (_, Some(severity)) => RuleLevel::On(severity),
-                            (other, None) => {
-                                return Err(err(
-                                    y.span(iv).start,
-                                    format!("rule level must be off, info, warning or error, not {other:?}"),
-                                ))
-                            }
+                            (other, None) => return Err(err(
+                                y.span(iv).start,
+                                format!(
+                                    "rule level must be off, info, warning or error, not {other:?}"
+                                ),
+                            )),
                         };
                         cfg.rules.insert(rule.code, sev);
                     }
@@ -395,7 +431,10 @@ impl Config {
                             if matched.is_empty() {
                                 return Err(err(
                                     y.span(c).start,
-                                    format!("unknown rule or rule block {name:?} (see `golint-k8s rules`)"),
+                                    format!(
+                                        "unknown rule or rule block {name:?}{} (see `golint-k8s rules`)",
+                                        registry::did_you_mean(name)
+                                    ),
                                 ));
                             }
                             codes.extend(matched.into_iter().map(|r| r.code));
@@ -435,12 +474,15 @@ impl Config {
                     }
                 }
                 other => {
+                    let close = KEYS.iter().find(|k| close_to(k, other));
                     return Err(err(
                         y.span(k).start,
                         format!(
-                            "unknown key {other:?} (expected one of: go-version, go-versions, assume-go, go-images, non-go-images, sizes-gomaxprocs, sizes-gomemlimit, node-cpus, cpu-limits, gomemlimit, rules, exclude, per-file-ignores, pod-spec-paths)"
+                            "unknown key {other:?}{} (expected one of: {})",
+                            close.map_or_else(String::new, |k| format!(", did you mean {k}?")),
+                            KEYS.join(", ")
                         ),
-                    ))
+                    ));
                 }
             }
         }
@@ -571,9 +613,21 @@ impl ConfigFinder {
         if let Some(hit) = self.cache.lock().unwrap().get(dir) {
             return hit.clone();
         }
-        let candidate = dir.join(FILE_NAME);
-        let result = if candidate.is_file() {
-            Config::load(&candidate).map(|mut c| {
+        let found: Vec<PathBuf> = FILE_NAMES
+            .iter()
+            .map(|n| dir.join(n))
+            .filter(|p| p.is_file())
+            .collect();
+        let result = if let [first, second, ..] = found.as_slice() {
+            // Which one wins would be a guess: the user says.
+            Err(ConfigError {
+                file: first.display().to_string(),
+                line: 1,
+                column: 1,
+                message: format!("{} is here too; keep one of the two", second.display()),
+            })
+        } else if let [candidate] = found.as_slice() {
+            Config::load(candidate).map(|mut c| {
                 c.apply(&self.overrides);
                 std::sync::Arc::new(c)
             })

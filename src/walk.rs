@@ -41,7 +41,10 @@ fn is_manifest_name(p: &Path) -> bool {
     matches!(
         p.extension().and_then(|e| e.to_str()),
         Some("yaml" | "yml" | "json")
-    ) && p.file_name().and_then(|n| n.to_str()) != Some(crate::config::FILE_NAME)
+    ) && !p
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| crate::config::FILE_NAMES.contains(&n))
 }
 
 pub fn collect(paths: &[String]) -> Walked {

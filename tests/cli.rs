@@ -651,3 +651,35 @@ fn show_containers_lists_each_runtime_decision() {
         "{text}"
     );
 }
+
+/// `rules --format json` lists every rule with what `rules` prints; a misspelt rule gets the
+/// nearest name, on the command line, in `explain` and in the config.
+#[test]
+fn rules_as_json_and_did_you_mean() {
+    let out = cmd().args(["rules", "--format", "json"]).output().unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = v["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), golint_k8s::rules::registry::RULES.len());
+    let gk101 = rules.iter().find(|r| r["code"] == "GK101").unwrap();
+    assert_eq!(gk101["name"], "memory-limit-without-gomemlimit");
+    assert_eq!(gk101["fix"], "safe");
+    assert!(gk101["url"]
+        .as_str()
+        .unwrap()
+        .ends_with("GK101-memory-limit-without-gomemlimit.md"));
+
+    let out = cmd()
+        .args(["lint", "--ignore", "memory-limit-without-gomemlimt", "-"])
+        .write_stdin(GOOD)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("(did you mean memory-limit-without-gomemlimit?)"));
+    let out = cmd().args(["explain", "GK1O1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("(did you mean GK101?)"));
+    // Nothing close: no guess.
+    let out = cmd().args(["explain", "hadolint-DL3008"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
+}

@@ -33,7 +33,7 @@ pub struct ReportArgs {
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Use this config file instead of looking for .golint-k8s.yaml.
+    /// Use this config file instead of looking for .golint-k8s.yaml (or .yml).
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Only these rules (codes, names or blocks like GK2), comma-separated or repeated.
@@ -121,7 +121,8 @@ fn selection(a: &LintArgs) -> Result<Selection, Error> {
             let m = registry::matching(s);
             if m.is_empty() {
                 return Err(Error::Usage(format!(
-                    "unknown rule or rule block {s:?} (see `golint-k8s rules`)"
+                    "unknown rule or rule block {s:?}{} (see `golint-k8s rules`)",
+                    registry::did_you_mean(s)
                 )));
             }
             set.extend(m.into_iter().map(|r| r.code));

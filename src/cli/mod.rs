@@ -50,9 +50,16 @@ pub enum Command {
     /// Apply fixes in place (safe ones; --unsafe-fixes for all), or show them with --diff.
     Fix(fix::FixArgs),
     /// List every rule: code, name, default severity, fix.
-    Rules,
+    Rules {
+        /// `text` (a table) or `json` (code, name, severity, fix, applies_to, summary, url).
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+        format: RulesFormat,
+    },
     /// Run the language server on standard input and output (for editors).
     Lsp,
+    /// Write a starter .golint-k8s.yaml in the current directory, with the schema line editors
+    /// read to check and complete it.
+    Init,
     /// Audit a live cluster, read-only, with the same rules (builds with the `cluster` feature).
     Cluster(cluster::ClusterArgs),
     /// Print a rule's documentation.
@@ -90,6 +97,12 @@ impl Format {
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RulesFormat {
+    Text,
+    Json,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FailOn {
     Error,
     Warning,
@@ -109,7 +122,8 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     match cli.command {
         Command::Lint(a) => lint::run(a),
         Command::Fix(a) => fix::run(a),
-        Command::Rules => rules::list(),
+        Command::Rules { format } => rules::list(format),
+        Command::Init => rules::init(),
         Command::Lsp => crate::lsp::run(),
         Command::Cluster(a) => cluster::run(a),
         Command::Explain { rule } => rules::explain(&rule),

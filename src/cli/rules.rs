@@ -1,10 +1,30 @@
-//! `golint-k8s rules` and `golint-k8s explain`.
+//! `golint-k8s rules`, `golint-k8s explain` and `golint-k8s init`: what the rules are, and a
+//! config to start from.
 
 use std::io::Write;
 
 use crate::rules::registry::{self, RULES};
 
-pub fn list() -> i32 {
+pub fn list(format: super::RulesFormat) -> i32 {
+    if format == super::RulesFormat::Json {
+        let rules: Vec<serde_json::Value> = RULES
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "code": r.code,
+                    "name": r.name,
+                    "severity": r.severity,
+                    "fix": r.fix.as_str(),
+                    "applies_to": r.applies_to,
+                    "summary": r.summary,
+                    "url": crate::output::doc_url(r.code),
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&serde_json::json!({"version": 1, "rules": rules}))
+            .unwrap_or_default();
+        return emit(&(text + "\n"));
+    }
     let mut out = String::new();
     out.push_str(&format!(
         "{:<6} {:<38} {:<8} {:<7} {}\n",
@@ -27,7 +47,62 @@ pub fn explain(rule: &str) -> i32 {
     match registry::find(rule) {
         Some(r) => emit(r.doc),
         None => {
-            say!("error: unknown rule {rule:?}; `golint-k8s rules` lists them");
+            say!(
+                "error: unknown rule {rule:?}{}; `golint-k8s rules` lists them",
+                registry::did_you_mean(rule)
+            );
+            2
+        }
+    }
+}
+
+/// The config `init` writes: every setting a new user decides first, commented out at its
+/// default, and the schema line that lets yaml-language-server check and complete the rest.
+fn starter() -> String {
+    format!(
+        "# yaml-language-server: $schema={}\n\
+# golint-k8s settings; every key is in the README's Configuration section.\n\
+\n\
+# The Go version your images are built with (\"1.25\" or later reads the CPU limit itself).\n\
+# go-version: \"1.25\"\n\
+\n\
+# Images that run Go, and images that do not (globs); others are judged from the manifest.\n\
+# go-images: [\"ghcr.io/acme/*\"]\n\
+# non-go-images: [\"docker.io/library/nginx*\"]\n\
+\n\
+# CPUs of your nodes, for the throttling numbers.\n\
+# node-cpus: 16\n\
+\n\
+# Rules to turn off, or to give another severity.\n\
+# rules: {{GK401: off, GK203: error}}\n\
+\n\
+# Files a directory walk skips, and rules off for some files.\n\
+# exclude: [\"vendor/**\"]\n\
+# per-file-ignores: {{\"legacy/**\": [GK2]}}\n",
+        crate::config::SCHEMA_URL
+    )
+}
+
+pub fn init() -> i32 {
+    if let Some(existing) = crate::config::FILE_NAMES
+        .iter()
+        .find(|n| std::path::Path::new(n).exists())
+    {
+        say!("error: {existing} already exists here; init writes a new one only");
+        return 2;
+    }
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(crate::config::FILE_NAME)
+        .and_then(|mut f| f.write_all(starter().as_bytes()));
+    match written {
+        Ok(()) => {
+            say!("wrote {}", crate::config::FILE_NAME);
+            0
+        }
+        Err(e) => {
+            say!("error: cannot write {}: {e}", crate::config::FILE_NAME);
             2
         }
     }

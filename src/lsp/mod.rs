@@ -460,7 +460,7 @@ fn publish_diagnostics(
 fn register_config_watcher(out: &mut impl Write) {
     let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
         watchers: vec![lsp_types::FileSystemWatcher {
-            glob_pattern: lsp_types::GlobPattern::String("**/.golint-k8s.yaml".into()),
+            glob_pattern: lsp_types::GlobPattern::String("**/.golint-k8s.{yaml,yml}".into()),
             kind: None,
         }],
     };

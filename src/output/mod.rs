@@ -78,7 +78,7 @@ impl From<&crate::error::Error> for InputError {
 pub fn unread_line(errors: &[InputError]) -> Option<String> {
     (!errors.is_empty()).then(|| {
         format!(
-            "{} path{} could not be read (see the errors above); the findings are incomplete",
+            "{} path{} could not be linted (see the errors above); the findings are incomplete",
             errors.len(),
             if errors.len() == 1 { "" } else { "s" }
         )
