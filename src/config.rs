@@ -409,12 +409,14 @@ impl Config {
                         let sev = match (word, Severity::parse(word)) {
                             ("off" | "false", _) => RuleLevel::Off,
                             (_, Some(severity)) => RuleLevel::On(severity),
-                            (other, None) => return Err(err(
-                                y.span(iv).start,
-                                format!(
+                            (other, None) => {
+                                return Err(err(
+                                    y.span(iv).start,
+                                    format!(
                                     "rule level must be off, info, warning or error, not {other:?}"
                                 ),
-                            )),
+                                ))
+                            }
                         };
                         cfg.rules.insert(rule.code, sev);
                     }

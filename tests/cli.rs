@@ -683,3 +683,65 @@ fn rules_as_json_and_did_you_mean() {
     let out = cmd().args(["explain", "hadolint-DL3008"]).output().unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains("did you mean"));
 }
+
+/// Human output names each file once before its findings and links each rule's doc once, after
+/// them; the summary says how many findings `fix` can fix. Concise lines for unnamed standard
+/// input say which object and container a finding is in.
+#[test]
+fn human_output_groups_by_file_and_links_each_rule_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.yaml"), BAD).unwrap();
+    std::fs::write(
+        dir.path().join("b.yaml"),
+        BAD.replace("name: api\n", "name: web\n"),
+    )
+    .unwrap();
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "--no-color", "."])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(s.matches("── a.yaml (").count(), 1, "{s}");
+    assert_eq!(s.matches("── b.yaml (").count(), 1, "{s}");
+    assert!(s.find("── a.yaml").unwrap() < s.find("── b.yaml").unwrap());
+    let url = "rules/GK101-memory-limit-without-gomemlimit.md";
+    assert_eq!(s.matches(url).count(), 1, "{s}");
+    assert!(
+        s.find(url).unwrap() > s.rfind("╰────").unwrap(),
+        "the links come last: {s}"
+    );
+    let summary = s.lines().find(|l| l.starts_with("found ")).unwrap();
+    assert!(
+        summary.contains("fixable with `golint-k8s fix`"),
+        "{summary}"
+    );
+
+    let out = cmd()
+        .args(["lint", "--format", "concise", "-"])
+        .write_stdin(BAD)
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    let first = s.lines().next().unwrap();
+    assert!(first.starts_with("-:"), "{first}");
+    assert!(
+        first.ends_with("(in Deployment api, container api)"),
+        "{first}"
+    );
+    let named = cmd()
+        .args([
+            "lint",
+            "--format",
+            "concise",
+            "--stdin-filename",
+            "x.yaml",
+            "-",
+        ])
+        .write_stdin(BAD)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(named.stdout)
+        .unwrap()
+        .contains("(in Deployment"));
+}

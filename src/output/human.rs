@@ -108,7 +108,6 @@ struct Report {
     code: String,
     severity: miette::Severity,
     help: Option<String>,
-    url: String,
     label: LabeledSpan,
     source: NamedSource<Text>,
 }
@@ -132,9 +131,6 @@ impl miette::Diagnostic for Report {
         self.help
             .as_ref()
             .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
-    }
-    fn url<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(&self.url))
     }
     fn source_code(&self) -> Option<&dyn SourceCode> {
         Some(&self.source)
@@ -175,19 +171,43 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
         })
         .collect();
     let total = findings.len();
+    let mut file: Option<&str> = None;
     for chunk in findings.chunks(RENDER_CHUNK) {
         let rendered: Vec<Result<String, std::fmt::Error>> = chunk
             .par_iter()
             .map(|&(r, lone_cr, f)| render(&handler, r, lone_cr, f))
             .collect();
-        for s in rendered {
+        for (s, &(r, _, _)) in rendered.into_iter().zip(chunk) {
+            // Findings come grouped by file: a line names each file before its findings.
+            if file != Some(r.name.as_str()) {
+                file = Some(r.name.as_str());
+                let n = r.findings.len();
+                writeln!(out, "── {} ({n} problem{})", r.name, plural(n))?;
+            }
             out.write_all(s.map_err(std::io::Error::other)?.as_bytes())?;
         }
     }
     if total > 0 && opts.summary {
+        // Each rule's documentation once per run, not under every finding.
+        let mut codes: Vec<crate::rules::Code> =
+            findings.iter().map(|(_, _, f)| f.diagnostic.code).collect();
+        codes.sort();
+        codes.dedup();
+        writeln!(out, "rule docs:")?;
+        for c in codes {
+            writeln!(out, "  {c} {}: {}", c.rule().name, doc_url(c))?;
+        }
         writeln!(out, "{}", summary_line(run))?;
     }
     Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// Findings rendered at a time: enough for every thread, few enough to hold in memory.
@@ -265,7 +285,6 @@ fn build(name: &str, src: Text, f: &Finding) -> Report {
             Severity::Info => miette::Severity::Advice,
         },
         help: (!help.is_empty()).then(|| help.join("\n")),
-        url: doc_url(d.code),
         label: LabeledSpan::new(Some(rule.name.to_string()), d.range.start, len),
         source: NamedSource::new(name, src),
     }
@@ -282,8 +301,22 @@ pub fn summary_line(run: &Run) -> String {
             }
         }
     }
+    let (mut safe, mut unsafe_) = (0, 0);
+    for f in run.reports.iter().flat_map(|r| &r.findings) {
+        match f.diagnostic.fix.as_ref().map(|x| x.applicability) {
+            Some(crate::diagnostic::Applicability::Safe) => safe += 1,
+            Some(crate::diagnostic::Applicability::Unsafe) => unsafe_ += 1,
+            None => {}
+        }
+    }
+    let fixable = match (safe, unsafe_) {
+        (0, 0) => String::new(),
+        (0, u) => format!("; {u} fixable with `golint-k8s fix --unsafe-fixes`"),
+        (s, 0) => format!("; {s} fixable with `golint-k8s fix`"),
+        (s, u) => format!("; {s} fixable with `golint-k8s fix` ({u} more with `--unsafe-fixes`)"),
+    };
     format!(
-        "found {} problem{} ({e} error{}, {w} warning{}, {i} info) in {} file{}, {} document{}, {} container{}",
+        "found {} problem{} ({e} error{}, {w} warning{}, {i} info) in {} file{}, {} document{}, {} container{}{fixable}",
         e + w + i,
         if e + w + i == 1 { "" } else { "s" },
         if e == 1 { "" } else { "s" },
