@@ -12,8 +12,9 @@ pub fn check(cx: &SuppressionCtx, out: &mut Vec<Diagnostic>) {
                 Code::GK902,
                 s,
                 format!(
-                    "suppression names {:?}, which is not a golint-k8s rule (see `golint-k8s rules`)",
-                    c.written
+                    "suppression names {:?}, which is not a golint-k8s rule{} (see `golint-k8s rules`)",
+                    c.written,
+                    crate::rules::registry::did_you_mean(&c.written)
                 ),
             );
             d.document = s.doc;

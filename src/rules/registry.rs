@@ -176,8 +176,9 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
         .find(|r| r.code.as_str().eq_ignore_ascii_case(s) || r.name == s)
 }
 
-/// The rule code or name closest to something that names none, for "did you mean": within two
-/// edits (or a quarter of its length, for long names), else none.
+/// The rule code or name closest to something that names none, for "did you mean": one edit
+/// away, or a quarter of its length for long names (GK1O1 is GK101; GK999 is nobody's), else
+/// none.
 pub fn suggest(unknown: &str) -> Option<&'static str> {
     let s = unknown.trim();
     let candidates = RULES.iter().flat_map(|r| [r.code.as_str(), r.name]);
@@ -189,7 +190,7 @@ pub fn suggest(unknown: &str) -> Option<&'static str> {
             )
         })
         .min_by_key(|&(_, d)| d)?;
-    (d > 0 && d <= (s.chars().count() / 4).max(2)).then_some(best)
+    (d > 0 && d <= (s.chars().count() / 4).max(1)).then_some(best)
 }
 
 /// Levenshtein distance, over characters.
