@@ -36,7 +36,14 @@ use clap::{Parser, Subcommand, ValueEnum};
     name = "golint-k8s",
     version,
     about = "Lint and fix Kubernetes manifests that run Go programs: GOMAXPROCS, GOMEMLIMIT, GOGC and GODEBUG against container limits",
-    propagate_version = true
+    propagate_version = true,
+    after_help = "Examples:
+  golint-k8s lint deploy/                            lint a directory (walked in parallel)
+  helm template api ./chart | golint-k8s lint -      lint rendered output from standard input
+  golint-k8s fix deploy/ --diff                      show what the safe fixes would change
+  golint-k8s lint . --new-from-rev origin/main       fail only on findings this branch adds
+  golint-k8s lint . --format sarif -o out.sarif      SARIF for code scanning
+  golint-k8s explain GK101                           a rule's documentation"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -60,6 +67,12 @@ pub enum Command {
     /// Write a starter .golint-k8s.yaml in the current directory, with the schema line editors
     /// read to check and complete it.
     Init,
+    /// Print a completion script for a shell, e.g. `golint-k8s completions bash >
+    /// ~/.local/share/bash-completion/completions/golint-k8s`.
+    Completions {
+        /// bash, zsh, fish, powershell or elvish.
+        shell: clap_complete::Shell,
+    },
     /// Audit a live cluster, read-only, with the same rules (builds with the `cluster` feature).
     Cluster(cluster::ClusterArgs),
     /// Print a rule's documentation.
@@ -124,6 +137,12 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Fix(a) => fix::run(a),
         Command::Rules { format } => rules::list(format),
         Command::Init => rules::init(),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "golint-k8s", &mut out);
+            rules::emit(&String::from_utf8_lossy(&out))
+        }
         Command::Lsp => crate::lsp::run(),
         Command::Cluster(a) => cluster::run(a),
         Command::Explain { rule } => rules::explain(&rule),

@@ -108,7 +108,8 @@ pub fn init() -> i32 {
     }
 }
 
-fn emit(s: &str) -> i32 {
+/// Write to standard output; a closed pipe is not an error.
+pub fn emit(s: &str) -> i32 {
     let mut out = std::io::stdout().lock();
     match out.write_all(s.as_bytes()).and_then(|_| out.flush()) {
         Ok(()) => 0,
