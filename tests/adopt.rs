@@ -411,3 +411,44 @@ fn per_file_ignores_turn_rules_off_for_matching_files() {
         bad.stderr
     );
 }
+
+/// A path that cannot be read never leaves a clean-looking report: exit 2, JSON's `errors` names
+/// it, and human and concise output end by saying so instead of "no problems found".
+#[test]
+fn unreadable_paths_never_look_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        &d.join("clean.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+    );
+    let ran = run(
+        d,
+        &["lint", "--format", "json", "clean.yaml", "missing.yaml"],
+    );
+    assert_eq!(ran.code, Some(2));
+    let v = json(&ran);
+    assert_eq!(
+        v["errors"],
+        serde_json::json!([{"path": "missing.yaml", "message": "no such file or directory"}])
+    );
+    let clean = json(&run(d, &["lint", "--format", "json", "clean.yaml"]));
+    assert_eq!(clean["errors"], serde_json::json!([]));
+    for format in ["human", "concise"] {
+        let ran = run(
+            d,
+            &["lint", "--format", format, "clean.yaml", "missing.yaml"],
+        );
+        assert_eq!(ran.code, Some(2));
+        assert!(
+            !ran.stdout.contains("no problems found"),
+            "{format}: {}",
+            ran.stdout
+        );
+        assert!(
+            ran.stdout.contains("1 path could not be linted"),
+            "{format}: {}",
+            ran.stdout
+        );
+    }
+}
