@@ -14,7 +14,6 @@ use std::process::{Command, Stdio};
 
 /// What each file held at the revision: its bytes, or None when it did not exist there.
 pub struct AtRev {
-    pub rev: String,
     pub files: HashMap<PathBuf, Option<Vec<u8>>>,
 }
 
@@ -65,10 +64,7 @@ pub fn read(rev: &str, files: &[PathBuf]) -> Result<AtRev, String> {
     for ((f, _), blob) in wanted.into_iter().zip(blobs) {
         files_out.insert(f, blob);
     }
-    Ok(AtRev {
-        rev: rev.to_string(),
-        files: files_out,
-    })
+    Ok(AtRev { files: files_out })
 }
 
 /// Files git sees as renamed between `rev` and the working tree: new path → old path.

@@ -201,11 +201,6 @@ impl std::fmt::Display for ConfigError {
     }
 }
 
-/// Whether a misspelt key is close enough to `key` to suggest it: one or two edits apart.
-fn close_to(key: &str, written: &str) -> bool {
-    crate::rules::registry::edit_distance(key, written) <= 2
-}
-
 /// Command-line settings that override the file.
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
@@ -476,7 +471,7 @@ impl Config {
                     }
                 }
                 other => {
-                    let close = KEYS.iter().find(|k| close_to(k, other));
+                    let close = crate::text::nearest(other, KEYS.iter().copied());
                     return Err(err(
                         y.span(k).start,
                         format!(

@@ -190,6 +190,16 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// The message and its notes, one per line: what reports without a place for notes print.
+    pub fn message_with_notes(&self) -> String {
+        let mut text = self.message.clone();
+        for n in &self.notes {
+            text.push('\n');
+            text.push_str(n);
+        }
+        text
+    }
+
     pub fn new(
         code: crate::rules::Code,
         severity: Severity,

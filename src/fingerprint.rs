@@ -60,30 +60,6 @@ fn walk<'y>(y: &'y Yaml, root: NodeId, offset: usize, mut step: impl FnMut(Step<
     }
 }
 
-/// The key path of the node at `offset`, written out: `spec.containers[api].env[GOGC].value`.
-pub fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
-    let mut path = String::new();
-    walk(y, root, offset, |s| match s {
-        Step::Key(k) => {
-            if !path.is_empty() {
-                path.push('.');
-            }
-            path.push_str(k);
-        }
-        Step::Name(n) => {
-            path.push('[');
-            path.push_str(n);
-            path.push(']');
-        }
-        Step::Index(i) => {
-            path.push('[');
-            crate::text::push_int(&mut path, i);
-            path.push(']');
-        }
-    });
-    path
-}
-
 /// The hash behind fingerprints, defined here rather than taken from a library so that it stays
 /// the same across releases and platforms, as a fingerprint code scanning stores must: eight
 /// bytes at a time, each field ended by its length so that no two field lists run together.
@@ -118,7 +94,7 @@ impl Hash {
     }
 }
 
-/// The part of a fingerprint a finding shares with the others of its object and container.
+/// The part of a fingerprint that names the file, the object and the container.
 fn prefix(file: &str, d: &Diagnostic) -> Hash {
     let object = d.object.as_deref();
     Hash::START
@@ -159,26 +135,8 @@ pub fn set_all(file: &str, y: &Yaml, diagnostics: &mut [Diagnostic]) {
 }
 
 fn set_each(file: &str, y: &Yaml, diagnostics: &mut [Diagnostic]) {
-    // Findings come grouped by object and container: their shared part is hashed once a group.
-    let mut last: Option<(*const (), *const (), Hash)> = None;
     for d in diagnostics {
-        let key = (
-            d.object
-                .as_ref()
-                .map_or(std::ptr::null(), |o| std::sync::Arc::as_ptr(o).cast()),
-            d.container
-                .as_ref()
-                .map_or(std::ptr::null(), |c| std::sync::Arc::as_ptr(c).cast()),
-        );
-        let shared = match last {
-            Some((o, c, h)) if (o, c) == key => h,
-            _ => {
-                let h = prefix(file, d);
-                last = Some((key.0, key.1, h));
-                h
-            }
-        };
-        let mut h = shared.field(d.code.as_str());
+        let mut h = prefix(file, d).field(d.code.as_str());
         if let Some(root) = y.docs.get(d.document).and_then(|doc| doc.root) {
             walk(y, root, d.range.start, |s| h = h.step(&s));
         }
@@ -189,6 +147,30 @@ fn set_each(file: &str, y: &Yaml, diagnostics: &mut [Diagnostic]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key path of the node at `offset`, written out: `spec.containers[api].env[GOGC].value`.
+    fn key_path(y: &Yaml, root: NodeId, offset: usize) -> String {
+        let mut path = String::new();
+        walk(y, root, offset, |s| match s {
+            Step::Key(k) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Step::Name(n) => {
+                path.push('[');
+                path.push_str(n);
+                path.push(']');
+            }
+            Step::Index(i) => {
+                path.push('[');
+                crate::text::push_int(&mut path, i);
+                path.push(']');
+            }
+        });
+        path
+    }
 
     #[test]
     fn list_items_are_named_by_their_name() {

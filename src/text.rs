@@ -110,8 +110,7 @@ pub fn floor_char_boundary(text: &str, mut at: usize) -> usize {
 /// A name as it can be printed on a terminal: control characters (an escape sequence, a line
 /// break in a file name) are shown as Rust escapes, `\u{1b}`, `\n`, instead of acting.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    let plain = |b: &u8| (b' '..0x7f).contains(b);
-    if s.bytes().all(|b| plain(&b)) || !s.chars().any(char::is_control) {
+    if !s.chars().any(char::is_control) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -129,6 +128,35 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
 pub fn shown_path(p: &std::path::Path) -> String {
     let s = p.to_string_lossy();
     printable(s.strip_prefix("./").unwrap_or(&s)).into_owned()
+}
+
+/// The candidate nearest to `word` for a "did you mean": one edit away, or a quarter of its
+/// length for long words (GK1O1 is GK101, GK999 is nobody's), ignoring case; none otherwise or
+/// when `word` is a candidate.
+pub fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let word = word.trim().to_ascii_lowercase();
+    let (best, d) = candidates
+        .map(|c| (c, edit_distance(&word, &c.to_ascii_lowercase())))
+        .min_by_key(|&(_, d)| d)?;
+    (d > 0 && d <= (word.chars().count() / 4).max(1)).then_some(best)
+}
+
+/// Levenshtein distance, over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (diagonal + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            diagonal = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// Append an integer's decimal digits, as `{}` prints them.
@@ -188,6 +216,26 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn nearest_names_are_close_ones() {
+        let names = [
+            "GK101",
+            "GK109",
+            "go-version",
+            "memory-limit-without-gomemlimit",
+        ];
+        let near = |w| nearest(w, names.iter().copied());
+        assert_eq!(near("GK1O1"), Some("GK101"));
+        assert_eq!(near("gk101"), None, "a candidate itself");
+        assert_eq!(near("GK999"), None);
+        assert_eq!(near("go-verison"), Some("go-version"));
+        assert_eq!(
+            near("memory-limit-without-gomemlimt"),
+            Some("memory-limit-without-gomemlimit")
+        );
+        assert_eq!(near("hadolint-DL3008"), None);
     }
 
     #[test]

@@ -413,14 +413,17 @@ fn check_new_from_rev(a: &FixArgs, p: &Prepared, rev: &str) -> i32 {
     };
     let mut total = 0;
     let mut files = 0;
+    let mut out = std::io::stdout().lock();
     for r in &reports {
         let n = r.findings.iter().filter(fixable).count();
         if n > 0 {
-            println!("would fix {} in {}", problems(n), r.name);
             total += n;
             files += 1;
+            // A closed pipe (`| head`) ends the list, not the run.
+            let _ = writeln!(out, "would fix {} in {}", problems(n), r.name);
         }
     }
+    let _ = out.flush();
     if !a.common.report.quiet {
         say!(
             "would fix {} new since {rev} in {files} file{}",

@@ -60,15 +60,13 @@ pub fn write_atomic_observed(
     new: &str,
     flushed: impl FnOnce(&Path),
 ) -> Result<(), WriteError> {
+    // Before resolving: a pipe from `<(…)` has no path to resolve to.
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return Err(WriteError::NotRegular);
     }
     // Write through a symlink to its target, so the link itself stays a link.
     let target = std::fs::canonicalize(path).map_err(doing("resolve"))?;
     let meta = std::fs::metadata(&target).map_err(doing("read metadata"))?;
-    if !meta.is_file() {
-        return Err(WriteError::NotRegular);
-    }
     if let Some(n) = other_names(&meta) {
         return Err(WriteError::HardLinked(n));
     }

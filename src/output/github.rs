@@ -29,11 +29,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 Severity::Info => "notice",
             };
             let title = format!("{} {}", d.code, d.code.rule().name);
-            let mut message = d.message.clone();
-            for n in &d.notes {
-                message.push('\n');
-                message.push_str(n);
-            }
+            let mut message = d.message_with_notes();
             if let Some(t) = &d.source_template {
                 message.push_str(&format!("\nrendered from {t}"));
             }

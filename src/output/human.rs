@@ -202,7 +202,8 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
     Ok(())
 }
 
-fn plural(n: usize) -> &'static str {
+/// The plural ending of a count's noun: "1 file", "2 files".
+pub(super) fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
     } else {
@@ -318,15 +319,15 @@ pub fn summary_line(run: &Run) -> String {
     format!(
         "found {} problem{} ({e} error{}, {w} warning{}, {i} info) in {} file{}, {} document{}, {} container{}{fixable}",
         e + w + i,
-        if e + w + i == 1 { "" } else { "s" },
-        if e == 1 { "" } else { "s" },
-        if w == 1 { "" } else { "s" },
+        plural(e + w + i),
+        plural(e),
+        plural(w),
         run.stats.files,
-        if run.stats.files == 1 { "" } else { "s" },
+        plural(run.stats.files),
         run.stats.documents,
-        if run.stats.documents == 1 { "" } else { "s" },
+        plural(run.stats.documents),
         run.stats.containers,
-        if run.stats.containers == 1 { "" } else { "s" },
+        plural(run.stats.containers),
     ) + &runtime_line(&run.stats)
 }
 
@@ -338,7 +339,7 @@ fn runtime_line(stats: &crate::lint::Stats) -> String {
         parts.push(format!(
             "{} container{} assumed to run Go because nothing showed {} runtime (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)",
             stats.assumed_go,
-            if stats.assumed_go == 1 { "" } else { "s" },
+            plural(stats.assumed_go),
             if stats.assumed_go == 1 { "its" } else { "their" },
         ));
     }
@@ -346,7 +347,7 @@ fn runtime_line(stats: &crate::lint::Stats) -> String {
         parts.push(format!(
             "{} Go container{} size{} GOMAXPROCS or GOMEMLIMIT {}",
             stats.self_sizing,
-            if stats.self_sizing == 1 { "" } else { "s" },
+            plural(stats.self_sizing),
             if stats.self_sizing == 1 { "s" } else { "" },
             if stats.self_sizing == 1 {
                 "itself"

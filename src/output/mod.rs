@@ -80,7 +80,7 @@ pub fn unread_line(errors: &[InputError]) -> Option<String> {
         format!(
             "{} path{} could not be linted (see the errors above); the findings are incomplete",
             errors.len(),
-            if errors.len() == 1 { "" } else { "s" }
+            human::plural(errors.len())
         )
     })
 }

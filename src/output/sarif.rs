@@ -110,11 +110,7 @@ fn region((sl, sc): (usize, usize), (el, ec): (usize, usize)) -> Value {
 fn result(f: &Finding, location: &Value, root: &Path) -> Value {
     let d = &f.diagnostic;
     let rule_index = RULES.iter().position(|r| r.code == d.code).unwrap_or(0);
-    let mut text = d.message.clone();
-    for n in &d.notes {
-        text.push('\n');
-        text.push_str(n);
-    }
+    let text = d.message_with_notes();
     let mut r = json!({
         "ruleId": d.code,
         "ruleIndex": rule_index,

@@ -30,15 +30,6 @@ fn escape(s: &str) -> String {
     out
 }
 
-fn message(d: &crate::diagnostic::Diagnostic) -> String {
-    let mut m = d.message.clone();
-    for n in &d.notes {
-        m.push('\n');
-        m.push_str(n);
-    }
-    m
-}
-
 pub fn write_junit(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     let failures: usize = run.reports.iter().map(|r| r.findings.len()).sum();
     let tests: usize = run.reports.iter().map(|r| r.findings.len().max(1)).sum();
@@ -77,7 +68,7 @@ pub fn write_junit(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 name,
                 f.start.0,
                 f.start.1,
-                escape(&message(d))
+                escape(&d.message_with_notes())
             )?;
             writeln!(out, "    </testcase>")?;
         }

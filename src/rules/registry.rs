@@ -176,39 +176,12 @@ pub fn find(code_or_name: &str) -> Option<&'static Rule> {
         .find(|r| r.code.as_str().eq_ignore_ascii_case(s) || r.name == s)
 }
 
-/// The rule code or name closest to something that names none, for "did you mean": one edit
-/// away, or a quarter of its length for long names (GK1O1 is GK101; GK999 is nobody's), else
-/// none.
+/// The rule code or name nearest to something that names none, for "did you mean".
 pub fn suggest(unknown: &str) -> Option<&'static str> {
-    let s = unknown.trim();
-    let candidates = RULES.iter().flat_map(|r| [r.code.as_str(), r.name]);
-    let (best, d) = candidates
-        .map(|c| {
-            (
-                c,
-                edit_distance(&s.to_ascii_lowercase(), &c.to_ascii_lowercase()),
-            )
-        })
-        .min_by_key(|&(_, d)| d)?;
-    (d > 0 && d <= (s.chars().count() / 4).max(1)).then_some(best)
-}
-
-/// Levenshtein distance, over characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, &cb) in b.iter().enumerate() {
-            let next = (diagonal + usize::from(ca != cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            diagonal = row[j + 1];
-            row[j + 1] = next;
-        }
-    }
-    row[b.len()]
+    crate::text::nearest(
+        unknown,
+        RULES.iter().flat_map(|r| [r.code.as_str(), r.name]),
+    )
 }
 
 /// " (did you mean X?)" for a name that names no rule, when one is close; else nothing.

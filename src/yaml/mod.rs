@@ -191,10 +191,8 @@ fn kubectl_cuts(text: &str) -> Option<Vec<Range<usize>>> {
     let b = text.as_bytes();
     // Both cases are rare: texts with neither are let through after two quick searches, instead
     // of looking at every `---` line of a large stream.
-    static MARKER_COMMENT: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"---#"));
     // 0xEF starts the byte-order mark's encoding (and little else in a manifest).
-    if memchr::memchr(0xef, b).is_none() && MARKER_COMMENT.find(b).is_none() {
+    if memchr::memchr(0xef, b).is_none() && memchr::memmem::find(b, b"---#").is_none() {
         return None;
     }
     let starts = (b.starts_with(b"---").then_some(0))
