@@ -19,7 +19,7 @@ set -uo pipefail
 KUBE_SCORE_VERSION=v1.20.0
 KUBECONFORM_VERSION=v0.8.0
 K8S_MODULE_VERSION=v1.36.3        # k8s.io/kubernetes module holding api/openapi-spec/swagger.json
-CHECKOV_VERSION=3.2.533            # pinned; see the README's Performance section
+CHECKOV_VERSION=3.2.533            # pinned; see docs/performance.md
 CHECKOV_TIMEOUT=${CHECKOV_TIMEOUT:-300}   # seconds; past that Checkov is skipped with a note
 
 WITH_CHECKOV=1

@@ -32,6 +32,17 @@ readonly HELM_MODULE=helm.sh/helm/v3/cmd/helm
 readonly HELM_VERSION=v3.22.0
 readonly KUSTOMIZE_MODULE=sigs.k8s.io/kustomize/kustomize/v5
 readonly KUSTOMIZE_VERSION=v5.8.2
+# actionlint checks the GitHub workflows (.github/workflows/), built the same way.
+readonly ACTIONLINT_MODULE=github.com/rhysd/actionlint/cmd/actionlint
+readonly ACTIONLINT_VERSION=v1.7.12
+# maturin builds the Python wheel (pyproject.toml) that tests/packaging.rs installs; it goes into
+# pre-commit's virtualenv. It needs tomli only on Python before 3.11, which the marker expresses.
+readonly MATURIN_VERSION=1.16.0
+readonly MATURIN_DEPS=("tomli==2.3.0; python_version < '3.11'")
+# The wheel-based pre-commit hook is tested with pip kept off the network (PIP_NO_INDEX). pip
+# builds pre-commit's placeholder package for a `repo: local` hook with setuptools in an isolated
+# environment, so that setuptools wheel must be in the local wheel directory too.
+readonly SETUPTOOLS_WHEEL_VERSION=84.2.1
 
 # Without dirname, so that a PATH missing coreutils cannot send the installs elsewhere.
 here=${BASH_SOURCE[0]%/*}
@@ -45,6 +56,10 @@ schema=$dir/sarif-schema-2.1.0.json
 gobin=$dir/go/bin
 helm=$gobin/helm
 kustomize=$gobin/kustomize
+actionlint=$gobin/actionlint
+maturin=$venv/bin/maturin
+wheels=$dir/wheels
+setuptools_wheel=$wheels/setuptools-$SETUPTOOLS_WHEEL_VERSION-py3-none-any.whl
 
 say() { echo "test-tools: $*" >&2; }
 impossible() {
@@ -68,7 +83,10 @@ all_ready() {
         ready pre-commit "$PRE_COMMIT_VERSION" && [[ -x $pre_commit ]] &&
         ready schema "$SCHEMA_SHA256" && [[ -f $schema ]] &&
         ready helm "$HELM_VERSION" && [[ -x $helm ]] &&
-        ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]]
+        ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]] &&
+        ready actionlint "$ACTIONLINT_VERSION" && [[ -x $actionlint ]] &&
+        ready maturin "$MATURIN_VERSION" && [[ -x $maturin ]] &&
+        ready setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION" && [[ -f $setuptools_wheel ]]
 }
 report() {
     echo "SARIF_MULTITOOL=$multitool"
@@ -76,6 +94,9 @@ report() {
     echo "SARIF_SCHEMA=$schema"
     echo "HELM=$helm"
     echo "KUSTOMIZE=$kustomize"
+    echo "ACTIONLINT=$actionlint"
+    echo "MATURIN=$maturin"
+    echo "SETUPTOOLS_WHEEL=$setuptools_wheel"
 }
 
 if all_ready; then
@@ -176,6 +197,28 @@ EOF
     mark schema "$SCHEMA_SHA256"
 }
 
+install_maturin() {
+    say "installing maturin==$MATURIN_VERSION from PyPI into $venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+        "maturin==$MATURIN_VERSION" "${MATURIN_DEPS[@]}" >&2 || fail "pip install maturin"
+    local check
+    check=$("$venv/bin/python" -m pip check --disable-pip-version-check 2>&1) ||
+        fail "maturin's pinned dependencies are incomplete: $check"
+    [[ "$("$maturin" --version)" == "maturin $MATURIN_VERSION" ]] ||
+        fail "maturin --version does not say $MATURIN_VERSION"
+    mark maturin "$MATURIN_VERSION"
+}
+
+install_setuptools_wheel() {
+    say "downloading the setuptools==$SETUPTOOLS_WHEEL_VERSION wheel from PyPI into $wheels"
+    mkdir -p "$wheels"
+    "$venv/bin/python" -m pip download --quiet --disable-pip-version-check --no-deps \
+        --only-binary=:all: -d "$wheels" "setuptools==$SETUPTOOLS_WHEEL_VERSION" >&2 ||
+        fail "pip download setuptools==$SETUPTOOLS_WHEEL_VERSION"
+    [[ -f $setuptools_wheel ]] || fail "the download did not give $setuptools_wheel"
+    mark setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION"
+}
+
 # Builds one Go command at a pinned version into $gobin and checks that it runs.
 install_go_tool() {
     local name=$1 module=$2 version=$3
@@ -198,6 +241,12 @@ ready helm "$HELM_VERSION" && [[ -x $helm ]] ||
     install_go_tool helm "$HELM_MODULE" "$HELM_VERSION" version --short
 ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]] ||
     install_go_tool kustomize "$KUSTOMIZE_MODULE" "$KUSTOMIZE_VERSION" version
+ready actionlint "$ACTIONLINT_VERSION" && [[ -x $actionlint ]] ||
+    install_go_tool actionlint "$ACTIONLINT_MODULE" "$ACTIONLINT_VERSION" -version
+# maturin and the setuptools wheel use the virtualenv, so they come after pre-commit too.
+ready maturin "$MATURIN_VERSION" && [[ -x $maturin ]] || install_maturin
+ready setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION" && [[ -f $setuptools_wheel ]] ||
+    install_setuptools_wheel
 
 all_ready || fail "a tool is still missing after installation"
 report

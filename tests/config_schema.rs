@@ -1,5 +1,5 @@
 //! The config's JSON Schema (`schema/golint-k8s.schema.json`, for yaml-language-server) against
-//! the config parser: the same keys, the README's example valid for both, bad values refused by
+//! the config parser: the same keys, the documented example valid for both, bad values refused by
 //! both, and `golint-k8s init`'s starter config valid and found.
 
 mod common;
@@ -74,11 +74,12 @@ fn schema_and_parser_know_the_same_keys() {
     }
 }
 
-/// The README's example config (the block under its Configuration heading) is valid for both.
+/// The documented example config (the block under the Configuration heading of
+/// docs/configuration.md) is valid for both.
 #[test]
-fn the_readme_example_is_valid_for_both() {
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
-    let section = &readme[readme.find("## Configuration").unwrap()..];
+fn the_documented_example_is_valid_for_both() {
+    let doc = std::fs::read_to_string(common::root().join("docs/configuration.md")).unwrap();
+    let section = &doc[doc.find("## Configuration").unwrap()..];
     let start = section.find("```yaml\n").unwrap() + "```yaml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
     parses(example).unwrap();

@@ -1,6 +1,7 @@
 //! The README's tour shows what the tool prints: every `console` block under "A short tour" is
 //! run with the real binary from the repository's root and its output compared, line for line.
-//! Shell completions are generated for every shell clap_complete knows, and bash's parses.
+//! Shell completions are generated for every shell clap_complete knows, and bash's parses. The
+//! README stays under 25,000 bytes, and the relative links of the README and docs/ resolve.
 
 use std::process::Command;
 
@@ -76,4 +77,119 @@ fn completions_for_every_shell() {
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// The front page stays a front page; the rest lives in docs/.
+#[test]
+fn the_readme_is_at_most_25000_bytes() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let size = std::fs::metadata(format!("{root}/README.md"))
+        .unwrap()
+        .len();
+    assert!(
+        size <= 25_000,
+        "README.md is {size} bytes; move a section into docs/"
+    );
+}
+
+/// Every relative link of README.md and docs/*.md names a file or directory that exists, and a
+/// `#fragment` into a Markdown file names one of its headings (GitHub's anchor for it).
+#[test]
+fn relative_links_in_the_docs_resolve() {
+    use std::path::{Path, PathBuf};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut pages = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    for page in &pages {
+        let text = std::fs::read_to_string(page).unwrap();
+        for target in links(&text) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let file: PathBuf = if path.is_empty() {
+                page.clone()
+            } else {
+                page.parent().unwrap().join(path)
+            };
+            checked += 1;
+            if !file.exists() {
+                broken.push(format!("{}: {target} (no such file)", page.display()));
+            } else if !fragment.is_empty() && file.extension().is_some_and(|e| e == "md") {
+                let anchors = anchors(&std::fs::read_to_string(&file).unwrap());
+                if !anchors.iter().any(|a| a == fragment) {
+                    broken.push(format!("{}: {target} (no such heading)", page.display()));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    assert!(checked >= 20, "only {checked} relative links found");
+}
+
+/// Lines of a Markdown page outside fenced code blocks.
+fn outside_fences(markdown: &str) -> Vec<&str> {
+    let mut fenced = false;
+    let mut lines = Vec::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced {
+            lines.push(line);
+        }
+    }
+    lines
+}
+
+/// Lines of a Markdown page outside fenced code blocks, with inline code spans removed.
+fn prose(markdown: &str) -> Vec<String> {
+    outside_fences(markdown)
+        .into_iter()
+        .map(|line| {
+            line.split('`')
+                .enumerate()
+                .filter(|(i, _)| i % 2 == 0)
+                .map(|(_, part)| part)
+                .collect()
+        })
+        .collect()
+}
+
+/// The targets of the page's inline links, `[text](target)`.
+fn links(markdown: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    for line in prose(markdown) {
+        let mut rest = line.as_str();
+        while let Some(at) = rest.find("](") {
+            rest = &rest[at + 2..];
+            let end = rest.find(')').unwrap_or(rest.len());
+            targets.push(rest[..end].trim().to_string());
+            rest = &rest[end..];
+        }
+    }
+    targets
+}
+
+/// GitHub's anchors for a page's headings: lower case, punctuation dropped, spaces as hyphens.
+fn anchors(markdown: &str) -> Vec<String> {
+    outside_fences(markdown)
+        .into_iter()
+        .filter_map(|l| l.strip_prefix('#'))
+        .map(|h| {
+            h.trim_start_matches('#')
+                .trim()
+                .to_lowercase()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == ' ' || *c == '-' || *c == '_')
+                .map(|c| if c == ' ' { '-' } else { c })
+                .collect()
+        })
+        .collect()
 }

@@ -61,7 +61,7 @@ pub fn explain(rule: &str) -> i32 {
 fn starter() -> String {
     format!(
         "# yaml-language-server: $schema={}\n\
-# golint-k8s settings; every key is in the README's Configuration section.\n\
+# golint-k8s settings; every key is in docs/configuration.md.\n\
 \n\
 # The Go version your images are built with (\"1.25\" or later reads the CPU limit itself).\n\
 # go-version: \"1.25\"\n\

@@ -1,4 +1,4 @@
-//! `--format json`: the stable machine contract (README, "JSON output"). Other tools consume it:
+//! `--format json`: the stable machine contract (docs/output.md). Other tools consume it:
 //! fields are only ever added, never renamed or removed.
 
 use std::io::Write;
@@ -171,7 +171,7 @@ fn memoized<'f, T: PartialEq + ?Sized>(
 /// One finding as serde_json's pretty printer lays it out two levels deep, written directly:
 /// it is most of the output, and the generic serializer spent more on the layout calls and the
 /// byte-by-byte escaping than on anything else in the file's JSON. The field order is the contract
-/// (README, "JSON output"); a unit test below holds the bytes to serde's. `file` is the file's name
+/// (docs/output.md); a unit test below holds the bytes to serde's. `file` is the file's name
 /// already written as a JSON string.
 fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut Memo<'f>) {
     let d = &f.diagnostic;
