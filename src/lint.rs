@@ -11,7 +11,9 @@ use crate::config::Config;
 use crate::config::RuleLevel;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::Pod;
+use crate::k8s::index::Index;
 use crate::k8s::limitrange::LimitRange;
+use crate::k8s::vpa::Vpa;
 use crate::k8s::{self, ConfigMap, Object};
 use crate::rules::registry::{self, Check, RULES};
 use crate::rules::Code;
@@ -118,22 +120,24 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     }
 }
 
-/// Lint a decoded source.
+/// Lint a decoded source on its own.
 pub fn lint_source(src: Source, cfg: &Config, sel: &Selection) -> FileReport {
-    lint_source_with(src, cfg, sel, |_, _, _| {})
+    lint_source_with(src, cfg, sel, &Index::default(), |_, _, _| {})
 }
 
 /// Lint a decoded source, then let `enrich` amend the findings while the source's YAML tree is
 /// still at hand (Helm and cluster mode add where a finding comes from, without parsing again).
+/// `others` holds the LimitRanges and VPAs of the run's other files.
 pub fn lint_source_with(
     src: Source,
     cfg: &Config,
     sel: &Selection,
+    others: &Index,
     enrich: impl FnOnce(&Source, &Yaml, &mut Vec<Diagnostic>),
 ) -> FileReport {
     let (diagnostics, stats) = {
         let y = yaml::parse(src.yaml_text(), src.bom_len);
-        let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel);
+        let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel, others);
         enrich(&src, &y, &mut diagnostics);
         crate::fingerprint::set_all(&src.name, &y, &mut diagnostics);
         // One large stream (a whole platform's `helm template`) is a tree of a million nodes:
@@ -197,12 +201,14 @@ fn position(src: &Source, line: &mut usize, d: Diagnostic) -> Finding {
     }
 }
 
-/// Diagnostics of one parsed file, filtered, suppressed and sorted.
+/// Diagnostics of one parsed file, filtered, suppressed and sorted. `others` lends the
+/// LimitRanges and VPAs of the run's other files.
 pub fn check_file(
     src: &Source,
     y: &Yaml,
     cfg: &Config,
     sel: &Selection,
+    others: &Index,
 ) -> (Vec<Diagnostic>, Stats) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     // Object identity per diagnostic, for annotation suppressions: (object root, container).
@@ -248,9 +254,19 @@ pub fn check_file(
         y.docs.iter().enumerate().flat_map(doc_objects).collect()
     };
     stats.objects = objects.len();
+    // The file's own first, then the other files' in the order they were indexed.
     let limit_ranges: Vec<LimitRange> = objects
         .iter()
         .filter_map(|(_, o)| LimitRange::read(y, o))
+        .chain(others.limit_ranges_besides(&src.name))
+        .collect();
+    let own_vpas: Vec<Vpa> = objects
+        .iter()
+        .filter_map(|(_, o)| Vpa::read(y, o))
+        .collect();
+    let vpas: Vec<&Vpa> = own_vpas
+        .iter()
+        .chain(others.vpas_besides(&src.name))
         .collect();
     let config_maps: Vec<ConfigMap> = objects
         .iter()
@@ -275,6 +291,7 @@ pub fn check_file(
         partial: manifest.is_some_and(k8s::kustomize::is_patch),
         fx: &fx,
         limit_ranges: &limit_ranges,
+        vpas: &vpas,
         config_maps: &config_maps,
         rules: &rules,
         templates: &templates,
@@ -464,6 +481,8 @@ struct ObjectChecker<'f, 'y> {
     partial: bool,
     fx: &'f crate::fix::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
+    /// Every VPA of the run; each object keeps those that target it.
+    vpas: &'f [&'f Vpa],
     config_maps: &'f [ConfigMap],
     rules: &'f Rules,
     templates: &'f [Option<Arc<str>>],
@@ -479,6 +498,7 @@ impl ObjectChecker<'_, '_> {
             partial,
             fx,
             limit_ranges,
+            vpas,
             config_maps,
             rules,
             templates,
@@ -507,6 +527,7 @@ impl ObjectChecker<'_, '_> {
         let pod = Pod::read(y, spec);
         let ns = obj.effective_namespace();
         let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
+        let vpas: Vec<&Vpa> = vpas.iter().copied().filter(|v| v.targets(obj)).collect();
         let whole_cores = std::cell::OnceCell::new();
         for c in &pod.containers {
             out.containers += 1;
@@ -524,6 +545,7 @@ impl ObjectChecker<'_, '_> {
                 partial,
                 whole_cores: &whole_cores,
                 limit_ranges: &lrs,
+                vpas: &vpas,
                 config_maps,
                 fx,
             };

@@ -7,6 +7,9 @@
 #                                       DIR/kubeconfig (admin), DIR/kubeconfig-nobody (a token with
 #                                       no permissions), DIR/pids; print "ready" when /readyz is ok
 #   tests/apiserver.sh stop DIR         stop what start started
+#   tests/apiserver.sh vpa-crd          print the path of the VerticalPodAutoscaler CRDs of
+#                                       k8s.io/autoscaler/vertical-pod-autoscaler v1.8.1, fetched
+#                                       through the Go module proxy into the module cache
 #
 # The binaries are cached outside the checkout ($GOLINT_K8S_CACHE, default ~/.cache/golint-k8s) so
 # that reruns and fresh clones on the same machine skip the build (about 8 minutes cold).
@@ -16,6 +19,8 @@ set -euo pipefail
 readonly K8S_VERSION=v1.36.3
 readonly STAGING_VERSION=v0.36.3
 readonly ETCD_VERSION=v3.6.8
+readonly VPA_MODULE=k8s.io/autoscaler/vertical-pod-autoscaler
+readonly VPA_VERSION=v1.8.1
 
 cache=${GOLINT_K8S_CACHE:-$HOME/.cache/golint-k8s}
 bin=$cache/apiserver-$K8S_VERSION-etcd-$ETCD_VERSION
@@ -186,12 +191,23 @@ stop() {
     rm -f "$dir/pids"
 }
 
+# The module's checksum is verified against the checksum database like any other download.
+vpa_crd() {
+    command -v go >/dev/null || impossible "go not found"
+    local dir
+    dir=$(GOFLAGS= go mod download -json "$VPA_MODULE@$VPA_VERSION" |
+        sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+    [[ -f $dir/deploy/vpa-v1-crd-gen.yaml ]] || { say "no CRD in $VPA_MODULE@$VPA_VERSION"; exit 1; }
+    echo "$dir/deploy/vpa-v1-crd-gen.yaml"
+}
+
 case ${1:-} in
 build) build ;;
+vpa-crd) vpa_crd ;;
 start) start "${2:?start DIR}" ;;
 stop) stop "${2:?stop DIR}" ;;
 *)
-    sed -n '2,12p' "$0" >&2
+    sed -n '2,15p' "$0" >&2
     exit 2
     ;;
 esac

@@ -364,7 +364,12 @@ fn human_output_has_snippet_and_link() {
 fn rules_and_explain() {
     let out = cmd().arg("rules").output().unwrap();
     let s = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(s.lines().count(), 24, "{s}");
+    // A header, then a line per rule of the registry.
+    let rules = golint_k8s::rules::registry::RULES;
+    assert_eq!(s.lines().count(), 1 + rules.len(), "{s}");
+    for r in rules {
+        assert!(s.contains(&format!("{}  {}", r.code, r.name)), "{s}");
+    }
     assert!(s.contains("GK203  cpu-limit-throttling"));
     let out = cmd()
         .args(["explain", "cpu-limit-without-gomaxprocs"])

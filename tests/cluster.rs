@@ -5,7 +5,8 @@
 //! One test drives the whole story in order, because the server is one process pair and the last
 //! step stops it: findings equal to linting the same objects as files, LimitRange defaults, node
 //! CPUs in the throttling numbers, ownership, paging over 500 objects, a 403 that names the verb
-//! and resource, the shipped read-only ClusterRole being enough, and the server going away.
+//! and resource, the shipped read-only ClusterRole being enough, VerticalPodAutoscalers once their
+//! CRD is installed (GK110 on the Deployment one resizes in place), and the server going away.
 #![cfg(feature = "cluster")]
 
 mod common;
@@ -17,7 +18,8 @@ use k8s_openapi::api::apps::v1::{Deployment, ReplicaSet};
 use k8s_openapi::api::batch::v1::CronJob;
 use k8s_openapi::api::core::v1::{LimitRange, Namespace, Node, Pod};
 use k8s_openapi::api::rbac::v1::{ClusterRole, ClusterRoleBinding};
-use kube::api::{Api, PostParams};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, PostParams};
 use kube::Client;
 use serde_json::{json, Value};
 
@@ -177,6 +179,14 @@ async fn create(client: &Client, objects: &[Value]) {
             "Namespace" => post(Api::<Namespace>::all(c), o).await,
             "ClusterRole" => post(Api::<ClusterRole>::all(c), o).await,
             "ClusterRoleBinding" => post(Api::<ClusterRoleBinding>::all(c), o).await,
+            "CustomResourceDefinition" => post(Api::<CustomResourceDefinition>::all(c), o).await,
+            "VerticalPodAutoscaler" => {
+                let gvk = GroupVersionKind::gvk("autoscaling.k8s.io", "v1", kind);
+                let ar = ApiResource::from_gvk_with_plural(&gvk, "verticalpodautoscalers");
+                let api = Api::<DynamicObject>::namespaced_with(c, ns, &ar);
+                let obj: DynamicObject = serde_json::from_value(o.clone()).unwrap();
+                api.create(&PostParams::default(), &obj).await.map(drop)
+            }
             k => panic!("no create for {k}"),
         };
         r.unwrap_or_else(|e| panic!("creating {kind} {}: {e}", o["metadata"]["name"]));
@@ -268,11 +278,12 @@ fn cluster_audit_against_a_real_apiserver() {
         "--format",
         "json",
     ]);
-    assert_eq!(
-        audit.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&audit.stderr)
+    let stderr = String::from_utf8_lossy(&audit.stderr);
+    assert_eq!(audit.status.code(), Some(1), "{stderr}");
+    // No VPA CRD yet: said once, and the audit goes on.
+    assert!(
+        stderr.contains("no VerticalPodAutoscaler resource (the VPA's CRD is not installed)"),
+        "{stderr}"
     );
     let audit = json_of(&audit);
     let dir = tempfile::tempdir().unwrap();
@@ -466,7 +477,102 @@ fn cluster_audit_against_a_real_apiserver() {
     let allowed = allowed.expect("the ClusterRole in deploy/rbac.yaml lets the audit run");
     assert_eq!(json_of(&allowed)["findings"], audit["findings"]);
 
-    // 7. The server goes away: a clear error, not a hang.
+    // 7. In-place resize: with the VPA's CRD installed (from the pinned autoscaler module), a
+    // VPA in InPlaceOrRecreate mode makes the GOMEMLIMIT of the Deployment it targets stale.
+    let crd_path = Command::new("bash")
+        .arg(common::root().join("tests").join("apiserver.sh"))
+        .arg("vpa-crd")
+        .output()
+        .expect("run tests/apiserver.sh vpa-crd");
+    assert!(
+        crd_path.status.success(),
+        "{}",
+        String::from_utf8_lossy(&crd_path.stderr)
+    );
+    let crd_path = String::from_utf8(crd_path.stdout).unwrap();
+    let crds = common::yaml_stream_to_json(&std::fs::read_to_string(crd_path.trim()).unwrap());
+    assert_eq!(crds.len(), 2, "the checkpoint and VPA CRDs");
+    rt.block_on(create(&client, &crds));
+    let resized = deployment(
+        "resize",
+        "api",
+        json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}),
+        json!([{"name": "GOMEMLIMIT", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory"}}}]),
+    );
+    let vpa = |name: &str, target: &str, mode: &str| {
+        json!({"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "resize"},
+            "spec": {"targetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
+                     "updatePolicy": {"updateMode": mode}}})
+    };
+    rt.block_on(create(
+        &client,
+        &[
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "resize"}}),
+            resized,
+            deployment(
+                "resize",
+                "web",
+                json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}),
+                json!([{"name": "GOMEMLIMIT", "valueFrom": {"resourceFieldRef": {"resource": "limits.memory"}}}]),
+            ),
+        ],
+    ));
+    // A new CRD is served once it is established: retry the first VPA for a moment.
+    let mut created = false;
+    for _ in 0..100 {
+        let first = vpa("api", "api", "InPlaceOrRecreate");
+        let c = client.clone();
+        let r = rt.block_on(async move {
+            let gvk = GroupVersionKind::gvk("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler");
+            let ar = ApiResource::from_gvk_with_plural(&gvk, "verticalpodautoscalers");
+            let api = Api::<DynamicObject>::namespaced_with(c, "resize", &ar);
+            let obj: DynamicObject = serde_json::from_value(first).unwrap();
+            api.create(&PostParams::default(), &obj).await
+        });
+        if r.is_ok() {
+            created = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(created, "the VPA CRD was never established");
+    // The other Deployment's VPA only recommends: no finding there.
+    rt.block_on(create(&client, &[vpa("web", "web", "Off")]));
+    for config in [kc, nobody.to_str().unwrap()] {
+        let out = golint(&[
+            "cluster",
+            "--kubeconfig",
+            config,
+            "-n",
+            "resize",
+            "--format",
+            "json",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("VerticalPodAutoscaler"), "{stderr}");
+        let report = json_of(&out);
+        let stale: Vec<&Value> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "GK110")
+            .collect();
+        assert_eq!(stale.len(), 1, "{report:#}");
+        assert_eq!(stale[0]["object"]["name"], "api");
+        assert!(
+            stale[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("VerticalPodAutoscaler api (updateMode InPlaceOrRecreate)"),
+            "{:#}",
+            stale[0]
+        );
+        // The VPAs are context, not objects of the report.
+        assert_eq!(report["summary"]["objects"], 2, "{report:#}");
+    }
+
+    // 8. The server goes away: a clear error, not a hang.
     server.stop();
     let t0 = std::time::Instant::now();
     let gone = golint(&["cluster", "--kubeconfig", kc, "--timeout", "5"]);

@@ -164,3 +164,35 @@ pub fn yaml_to_json(text: &str) -> serde_json::Value {
     let y = golint_k8s::yaml::parse(text, 0);
     conv(&y, y.docs[0].root.expect("an empty document"))
 }
+
+/// Every document of a YAML stream as JSON, with plain scalars typed as YAML 1.1 types them
+/// (`true`, `1`, `null`): enough for API objects such as CustomResourceDefinitions.
+pub fn yaml_stream_to_json(text: &str) -> Vec<serde_json::Value> {
+    use golint_k8s::yaml::{NodeId, Yaml, Yaml11};
+    use serde_json::Value;
+    fn conv(y: &Yaml, n: NodeId) -> Value {
+        if y.is_mapping(n) {
+            let mut m = serde_json::Map::new();
+            for (k, v) in y.entries(n) {
+                m.insert(y.str(k).unwrap_or_default().to_string(), conv(y, v));
+            }
+            return Value::Object(m);
+        }
+        let Some(s) = y.str(n) else {
+            return Value::Array(y.items(n).iter().map(|&i| conv(y, i)).collect());
+        };
+        match y.resolved(n) {
+            Some(Yaml11::Null) => Value::Null,
+            Some(Yaml11::Bool(b)) => Value::Bool(b),
+            Some(Yaml11::Int(i)) => Value::from(i64::try_from(i).expect("an int64")),
+            Some(Yaml11::Float(f)) => Value::from(f),
+            _ => Value::String(s.to_string()),
+        }
+    }
+    let y = golint_k8s::yaml::parse(text, 0);
+    y.docs
+        .iter()
+        .filter_map(|d| d.root)
+        .map(|r| conv(&y, r))
+        .collect()
+}

@@ -262,7 +262,7 @@ fn fixed_snapshots() {
             select: Some([rule.code].into_iter().collect()),
             ignore: Default::default(),
         };
-        let out = fix_source(src, &cfg, &sel, true);
+        let out = fix_source(src, &cfg, &sel, &Default::default(), true);
         let at = path.display();
         if let Some(e) = &out.error {
             failures.push(format!("{at}: {e:?}"));
@@ -293,6 +293,7 @@ fn fixed_snapshots() {
             Source::from_text(origin, out.text.clone()),
             &cfg,
             &sel,
+            &Default::default(),
             true,
         );
         if again.changed() {

@@ -5,15 +5,21 @@
 //! named in the fatal error) is compared with `golint_k8s::runtime::process::start` for that
 //! release.
 //!
+//! A second test changes the CPU quota of a running probe, as an in-place pod resize does, and
+//! watches GOMAXPROCS follow it or not (GK207).
+//!
 //! Toolchains come through the Go module proxy (`GOTOOLCHAIN=go1.N.M`) and are cached with the
 //! probes under the user cache directory (`golint-k8s/go-oracle`). Without a `go` command the
 //! test prints one line saying it did not run.
 
 mod common;
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Instant;
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use golint_k8s::config::GoVersion;
 use golint_k8s::runtime::process::{self, Cpus, Env, Start};
@@ -26,10 +32,23 @@ const PROBE: &str = include_str!("go-probe/main.go");
 
 /// The probe built with `release`, and whether it had to be built now.
 fn probe(cache: &Path, release: &str) -> (PathBuf, bool) {
-    let tag: u64 = PROBE.bytes().fold(0xcbf29ce484222325, |h, b| {
+    build(cache, release, "probe", PROBE, &go_line(release))
+}
+
+/// The go line of a program written for `release`: `1.25` for 1.25.0. It sets the build's
+/// default GODEBUG as such a program would have it.
+fn go_line(release: &str) -> String {
+    let minor: Vec<&str> = release.split('.').take(2).collect();
+    minor.join(".")
+}
+
+/// `source`, a main package with `go {line}` in its go.mod, built with `release` and cached as
+/// `{name}-{release}-…`; and whether it had to be built now.
+fn build(cache: &Path, release: &str, name: &str, source: &str, line: &str) -> (PathBuf, bool) {
+    let tag: u64 = source.bytes().fold(0xcbf29ce484222325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
     });
-    let bin = cache.join(format!("probe-{release}-{tag:016x}"));
+    let bin = cache.join(format!("{name}-{release}-{tag:016x}"));
     if bin.is_file() {
         return (bin, false);
     }
@@ -49,17 +68,10 @@ fn probe(cache: &Path, release: &str) -> (PathBuf, bool) {
         String::from_utf8_lossy(&goroot.stderr)
     );
     let goroot = PathBuf::from(String::from_utf8_lossy(&goroot.stdout).trim());
-    let src = cache.join(format!("src-{release}"));
+    let src = cache.join(format!("src-{name}-{release}"));
     std::fs::create_dir_all(&src).unwrap();
-    std::fs::write(src.join("main.go"), PROBE).unwrap();
-    // The go line is the release's own: it sets the build's default GODEBUG as a program
-    // written for that release would have it.
-    let minor: Vec<&str> = release.split('.').take(2).collect();
-    std::fs::write(
-        src.join("go.mod"),
-        format!("module probe\n\ngo {}\n", minor.join(".")),
-    )
-    .unwrap();
+    std::fs::write(src.join("main.go"), source).unwrap();
+    std::fs::write(src.join("go.mod"), format!("module probe\n\ngo {line}\n")).unwrap();
     let out = Command::new(goroot.join("bin").join("go"))
         .args(["build", "-o"])
         .arg(&bin)
@@ -75,27 +87,32 @@ fn probe(cache: &Path, release: &str) -> (PathBuf, bool) {
         .expect("go build");
     assert!(
         out.status.success(),
-        "building the probe with Go {release} failed: {}",
+        "building {name} with Go {release} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     (bin, true)
 }
 
-/// What the probe did: the values it printed, or the variable its fatal error names.
-fn run(bin: &Path, env: &[(&str, &str)], cgroup: Option<&Path>) -> Start {
+/// The probe with `args`, and only `env` in its environment, started inside `cgroup` if given.
+fn command(bin: &Path, args: &[&str], env: &[(&str, &str)], cgroup: Option<&Path>) -> Command {
     let mut cmd = match cgroup {
         // The shell joins the cgroup, then becomes the probe: the runtime reads the quota of
         // the cgroup it starts in.
         Some(g) => {
             let mut c = Command::new("sh");
             c.arg("-c")
-                .arg("echo $$ > \"$1/cgroup.procs\" && exec \"$2\"")
+                .arg("echo $$ > \"$1/cgroup.procs\" && shift && exec \"$@\"")
                 .arg("sh")
                 .arg(g)
-                .arg(bin);
+                .arg(bin)
+                .args(args);
             c
         }
-        None => Command::new(bin),
+        None => {
+            let mut c = Command::new(bin);
+            c.args(args);
+            c
+        }
     };
     cmd.env_clear();
     if cgroup.is_some() {
@@ -104,6 +121,12 @@ fn run(bin: &Path, env: &[(&str, &str)], cgroup: Option<&Path>) -> Start {
     for (k, v) in env {
         cmd.env(k, v);
     }
+    cmd
+}
+
+/// What the probe did: the values it printed, or the variable its fatal error names.
+fn run(bin: &Path, env: &[(&str, &str)], cgroup: Option<&Path>) -> Start {
+    let mut cmd = command(bin, &[], env, cgroup);
     let out = cmd.output().expect("run the probe");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -207,7 +230,12 @@ struct Quota {
 
 impl Quota {
     fn create() -> Option<Quota> {
-        let name = format!("golint-k8s-oracle-{}", std::process::id());
+        Quota::create_as("")
+    }
+
+    /// A cgroup of its own for each `tag`.
+    fn create_as(tag: &str) -> Option<Quota> {
+        let name = format!("golint-k8s-oracle-{}{tag}", std::process::id());
         let v1 = Path::new("/sys/fs/cgroup/cpu");
         if v1.join("cpu.cfs_quota_us").is_file() {
             let dir = v1.join(&name);
@@ -327,4 +355,576 @@ fn the_model_matches_real_go_runtimes() {
         mismatches.len(),
         mismatches.join("\n")
     );
+}
+
+const RESIZE_PROBE: &str = include_str!("go-probe-resize/main.go");
+
+/// A CPU limit in thousandths of a CPU, or none.
+type Limit = Option<i128>;
+
+/// One program whose CPU limit is changed while it runs, as an in-place pod resize does.
+struct Resize {
+    release: &'static str,
+    /// The go line of its go.mod.
+    line: &'static str,
+    env: &'static [(&'static str, &'static str)],
+    /// The CPU count its `sched_getaffinity` calls are answered with (the test traces it), or
+    /// none for the machine's own.
+    cpus: Option<u32>,
+    /// Blocks on stdin with no timer pending, instead of printing every 20 ms.
+    idle: bool,
+    /// The limit it starts under and GOMAXPROCS then, followed by each new limit and the value
+    /// GOMAXPROCS has after it.
+    steps: Vec<(Limit, i64)>,
+}
+
+impl Resize {
+    fn label(&self) -> String {
+        let mut s = format!("Go {} (go {})", self.release, self.line);
+        for (k, v) in self.env {
+            s.push_str(&format!(" {k}={v:?}"));
+        }
+        match self.cpus {
+            Some(n) => s.push_str(&format!(", {n} CPUs answered")),
+            None => {
+                let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+                s.push_str(&format!(", the machine's {n} CPUs"));
+            }
+        }
+        if self.idle {
+            s.push_str(", idle");
+        }
+        s
+    }
+}
+
+fn show(limit: Limit) -> String {
+    limit.map_or("no limit".to_string(), |m| format!("{m}m"))
+}
+
+/// How long a program that does not follow the limit is watched after a change, and how long
+/// one that does is waited for: the runtime looks at most once a second.
+const UNCHANGED_FOR: Duration = Duration::from_millis(2500);
+const CHANGES_WITHIN: Duration = Duration::from_secs(5);
+/// How long a probe must not have read its cpu files before its limit is first changed.
+const SETTLE: Duration = Duration::from_millis(300);
+
+fn unix_nanos() -> i128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as i128
+}
+
+/// The probe's lines, "<unix-nanoseconds> <GOMAXPROCS>", as they come.
+fn lines(stdout: ChildStdout) -> mpsc::Receiver<(i128, i64)> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            let mut w = line.split_whitespace().map(|w| w.parse::<i128>().unwrap());
+            let (Some(at), Some(procs)) = (w.next(), w.next()) else {
+                panic!("a probe line: {line:?}")
+            };
+            if tx.send((at, procs as i64)).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// What a resize case saw: a sentence per step, and the steps that went otherwise than it
+/// said.
+struct Seen {
+    summary: String,
+    wrong: Vec<String>,
+}
+
+/// Runs `case` under the cgroup of `quota`: GOMAXPROCS at start, then after each change of
+/// the limit, with how long after the change the new value showed. An error says why the case
+/// cannot run here (the probe cannot be traced).
+fn resize(case: &Resize, bin: &Path, quota: &Quota) -> Result<Seen, String> {
+    let (start, _) = case.steps[0];
+    assert!(quota.set(start), "setting the CPU quota");
+    let args: &[&str] = if case.idle { &["idle"] } else { &[] };
+    let mut cmd = command(bin, args, case.env, Some(&quota.dir));
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    let (mut stdin, stdout, done, reads) = match case.cpus {
+        Some(n) => {
+            let t = fake_cpus::spawn(cmd, n)?;
+            (t.stdin, t.stdout, t.done, Some(t.reads))
+        }
+        None => {
+            let mut child = cmd.spawn().expect("start the resize probe");
+            let stdin = child.stdin.take().unwrap();
+            let stdout = child.stdout.take().unwrap();
+            let done = std::thread::spawn(move || {
+                child.wait().expect("wait for the resize probe");
+                Ok(0)
+            });
+            (stdin, stdout, done, None)
+        }
+    };
+    // How often the runtime has read the cgroup's cpu files, when the probe is traced: its only
+    // pread64 calls are those (two a look under cgroup v1, quota and period; one under v2).
+    let read_so_far = || reads.as_ref().map(|r| r.load(Ordering::SeqCst));
+    let rx = lines(stdout);
+    let mut wrong = Vec::new();
+    let mut summary = Vec::new();
+    // The ticking probe prints by itself; the idle one answers each line it reads.
+    let next = |stdin: &mut ChildStdin| {
+        if case.idle {
+            let _ = stdin.write_all(b"?\n");
+        }
+        rx.recv_timeout(CHANGES_WITHIN).ok()
+    };
+    let Some((_, mut procs)) = next(&mut stdin) else {
+        // A tracer that cannot read the probe's system calls stops it at once.
+        drop(stdin);
+        done.join().expect("the probe's tracer")?;
+        panic!("{}: the probe printed nothing", case.label());
+    };
+    let reads_at_start = read_so_far();
+    if procs != case.steps[0].1 {
+        wrong.push(format!(
+            "at start: GOMAXPROCS {procs}, not {}",
+            case.steps[0].1
+        ));
+    }
+    summary.push(format!("{}: {procs}", show(start)));
+    // Traced, the runtime's monitor thread may take its first look at the limit only after the
+    // first line: the first change comes once the probe has not read the cpu files for a while.
+    let mut settled = read_so_far();
+    loop {
+        std::thread::sleep(SETTLE);
+        let now = read_so_far();
+        if now == settled {
+            break;
+        }
+        settled = now;
+    }
+    for &(limit, want) in &case.steps[1..] {
+        let before = procs;
+        let changed_at = unix_nanos();
+        assert!(quota.set(limit), "setting the CPU quota");
+        let mut step = format!("{}: ", show(limit));
+        if case.idle {
+            // Nothing runs for a while; then each query wakes the program up.
+            let reads_before = read_so_far();
+            std::thread::sleep(UNCHANGED_FOR);
+            let idle_reads = read_so_far().zip(reads_before).map(|(a, b)| a - b);
+            let (woke, first) = next(&mut stdin).expect("the probe stopped");
+            step.push_str(&format!(
+                "{} reads of the cpu files in {} ms idle; woken, {first}",
+                idle_reads.map_or("?".into(), |n| n.to_string()),
+                UNCHANGED_FOR.as_millis()
+            ));
+            if idle_reads.is_some_and(|n| n > 0) {
+                wrong.push(format!(
+                    "to {}: an idle program read the limit before it woke",
+                    show(limit)
+                ));
+            }
+            // The first answer races with the look the runtime takes as it wakes.
+            procs = first;
+            let deadline = Instant::now() + CHANGES_WITHIN;
+            while procs == before && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+                let (at, p) = next(&mut stdin).expect("the probe stopped");
+                if p != before {
+                    step.push_str(&format!(
+                        ", then {p} {} ms after waking",
+                        (at - woke) / 1_000_000
+                    ));
+                    procs = p;
+                }
+            }
+        } else {
+            let deadline = Instant::now()
+                + if want == before {
+                    UNCHANGED_FOR
+                } else {
+                    CHANGES_WITHIN
+                };
+            let mut after = None;
+            while let Ok((at, p)) = rx.recv_timeout(Duration::from_secs(1)) {
+                if p != before {
+                    after = Some((at, p));
+                    break;
+                }
+                if Instant::now() >= deadline {
+                    break;
+                }
+            }
+            match after {
+                // The probe's own clock says when it first printed the new value.
+                Some((at, p)) => {
+                    step.push_str(&format!("{p} after {} ms", (at - changed_at) / 1_000_000));
+                    procs = p;
+                }
+                None => step.push_str(&format!("still {before}")),
+            }
+        }
+        if procs != want {
+            wrong.push(format!(
+                "to {}: GOMAXPROCS {procs}, not {want}",
+                show(limit)
+            ));
+        }
+        summary.push(step);
+    }
+    let reads_while_running = read_so_far().zip(reads_at_start).map(|(a, b)| a - b);
+    drop(stdin);
+    let faked = done.join().expect("the probe's tracer")?;
+    if case.cpus.is_some() {
+        assert!(
+            faked > 0,
+            "{}: the runtime never asked for its CPUs",
+            case.label()
+        );
+    }
+    if let Some(n) = reads_while_running {
+        summary.push(format!("{n} reads of the cpu files after start"));
+        // A runtime that does not follow the limit (GOMAXPROCS the same throughout, in these
+        // cases) does not look at it either.
+        let follows = case.steps.windows(2).any(|w| w[0].1 != w[1].1);
+        if !follows && n > 0 && !case.idle {
+            wrong.push(format!("read the limit {n} times while running"));
+        }
+    }
+    Ok(Seen {
+        summary: summary.join("; "),
+        wrong,
+    })
+}
+
+/// Answers the `sched_getaffinity` calls of a process with a CPU count of the test's choosing:
+/// it runs under `ptrace`, and each answer the kernel writes is replaced as the call returns.
+/// The CPU limit, its file and the runtime's arithmetic stay real; only the node is bigger.
+#[cfg(target_os = "linux")]
+mod fake_cpus {
+    use std::io;
+    use std::os::unix::process::CommandExt;
+    use std::process::{ChildStdin, ChildStdout, Command};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{mpsc, Arc};
+    use std::thread::JoinHandle;
+
+    /// `PTRACE_GET_SYSCALL_INFO` (Linux 5.3).
+    const GET_SYSCALL_INFO: u32 = 0x420e;
+    const ENTRY: u8 = 1;
+    const EXIT: u8 = 2;
+
+    /// `struct ptrace_syscall_info`: `data` is the entry's number and six arguments, or the
+    /// exit's return value.
+    #[repr(C)]
+    struct SyscallInfo {
+        op: u8,
+        _reserved: u8,
+        _flags: u16,
+        _arch: u32,
+        _ip: u64,
+        _sp: u64,
+        data: [u64; 7],
+    }
+
+    /// A ptrace address or data argument: glibc reads both as pointers.
+    fn arg(v: u64) -> *mut libc::c_void {
+        v as usize as *mut libc::c_void
+    }
+
+    /// A traced process.
+    pub struct Traced {
+        pub stdin: ChildStdin,
+        pub stdout: ChildStdout,
+        /// The number of answers replaced, once every thread of the process has exited.
+        pub done: JoinHandle<Result<usize, String>>,
+        /// How many pread64 calls the process has made so far.
+        pub reads: Arc<AtomicUsize>,
+    }
+
+    /// Starts `cmd` traced by a thread of its own.
+    pub fn spawn(mut cmd: Command, cpus: u32) -> Result<Traced, String> {
+        assert!((1..64).contains(&cpus));
+        // SAFETY: ptrace(2) is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::ptrace(libc::PTRACE_TRACEME, 0, arg(0), arg(0)) == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let (tx, rx) = mpsc::channel();
+        let reads = Arc::new(AtomicUsize::new(0));
+        let counter = reads.clone();
+        let done = std::thread::spawn(move || {
+            let mut child = match cmd.spawn() {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = tx.send(Err(format!("ptrace: {e}")));
+                    return Ok(0);
+                }
+            };
+            let pid = child.id() as libc::pid_t;
+            let pipes = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+            let _ = tx.send(Ok(pipes));
+            // SAFETY: `pid` is this thread's traced child; the tracer writes only the mask
+            // buffer the kernel has just filled.
+            unsafe { trace(pid, cpus, &counter) }
+        });
+        let (stdin, stdout) = rx.recv().unwrap()?;
+        Ok(Traced {
+            stdin,
+            stdout,
+            done,
+            reads,
+        })
+    }
+
+    unsafe fn trace(pid: libc::pid_t, cpus: u32, reads: &AtomicUsize) -> Result<usize, String> {
+        let mut status = 0;
+        // The stop at the first exec.
+        if libc::waitpid(pid, &mut status, libc::__WALL) != pid || !libc::WIFSTOPPED(status) {
+            return Err("the traced probe did not stop at exec".into());
+        }
+        let options = libc::PTRACE_O_TRACESYSGOOD
+            | libc::PTRACE_O_TRACECLONE
+            | libc::PTRACE_O_TRACEEXEC
+            | libc::PTRACE_O_EXITKILL;
+        libc::ptrace(libc::PTRACE_SETOPTIONS, pid, arg(0), arg(options as u64));
+        libc::ptrace(libc::PTRACE_SYSCALL, pid, arg(0), arg(0));
+        let word = std::mem::size_of::<libc::c_long>() as u64;
+        // The mask buffer and its length of each thread inside sched_getaffinity.
+        let mut inside = std::collections::HashMap::new();
+        let mut answered = 0;
+        let mut error = None;
+        loop {
+            // Only this thread's tracees: other tests' children are not ours to reap.
+            let tid = libc::waitpid(-1, &mut status, libc::__WALL | libc::__WNOTHREAD);
+            if tid == -1 {
+                if io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                    continue;
+                }
+                break;
+            }
+            if !libc::WIFSTOPPED(status) {
+                inside.remove(&tid);
+                continue;
+            }
+            let sig = libc::WSTOPSIG(status);
+            let mut deliver = 0;
+            if sig == libc::SIGTRAP | 0x80 {
+                let mut info: SyscallInfo = std::mem::zeroed();
+                let size = std::mem::size_of::<SyscallInfo>();
+                let n = libc::ptrace(
+                    GET_SYSCALL_INFO as _,
+                    tid,
+                    arg(size as u64),
+                    &mut info as *mut SyscallInfo as *mut libc::c_void,
+                );
+                if n <= 0 {
+                    // ESRCH: the thread is being killed as the process exits.
+                    let e = io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::ESRCH) {
+                        error = Some(format!("PTRACE_GET_SYSCALL_INFO: {e}"));
+                        libc::kill(pid, libc::SIGKILL);
+                    }
+                } else if info.op == ENTRY {
+                    if info.data[0] == libc::SYS_sched_getaffinity as u64 {
+                        inside.insert(tid, (info.data[3], info.data[2]));
+                    } else {
+                        inside.remove(&tid);
+                    }
+                    if info.data[0] == libc::SYS_pread64 as u64 {
+                        reads.fetch_add(1, Ordering::SeqCst);
+                    }
+                } else if info.op == EXIT {
+                    if let Some((mask, len)) = inside.remove(&tid) {
+                        // The kernel returns how many bytes of the mask it wrote.
+                        let written = (info.data[0] as i64).min(len as i64);
+                        let mut at = 0;
+                        while written > 0 && at + word <= written as u64 {
+                            let bits = if at == 0 { (1u64 << cpus) - 1 } else { 0 };
+                            libc::ptrace(libc::PTRACE_POKEDATA, tid, arg(mask + at), arg(bits));
+                            at += word;
+                        }
+                        answered += usize::from(written > 0);
+                    }
+                }
+            } else if status >> 16 != 0 {
+                // A new thread or an exec: nothing to deliver.
+            } else if sig != libc::SIGSTOP && sig != libc::SIGTRAP {
+                // The runtime's own signals (SIGURG preempts goroutines) go through.
+                deliver = sig;
+            }
+            libc::ptrace(libc::PTRACE_SYSCALL, tid, arg(0), arg(deliver as u64));
+        }
+        match error {
+            Some(e) => Err(e),
+            None => Ok(answered),
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod fake_cpus {
+    use std::process::{ChildStdin, ChildStdout, Command};
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+    use std::thread::JoinHandle;
+
+    pub struct Traced {
+        pub stdin: ChildStdin,
+        pub stdout: ChildStdout,
+        pub done: JoinHandle<Result<usize, String>>,
+        pub reads: Arc<AtomicUsize>,
+    }
+
+    pub fn spawn(_: Command, _: u32) -> Result<Traced, String> {
+        Err("CPU counts are answered on Linux only".into())
+    }
+}
+
+/// GOMAXPROCS = min(CPUs, max(2, ceil(limit))): the runtime's container default.
+fn container_procs(cpus: u32, limit: Limit) -> i64 {
+    let cpus = i64::from(cpus);
+    match limit {
+        Some(m) => cpus.min(((m + 999) / 1000).max(2) as i64),
+        None => cpus,
+    }
+}
+
+/// An in-place resize changes the CPU quota of a running container's cgroup. A Go 1.25+
+/// program (go line 1.25+) whose GOMAXPROCS is not set follows it within about a second while
+/// it runs; one with GOMAXPROCS set, one built for an older go line or with
+/// GODEBUG=updatemaxprocs=0, and Go 1.24 keep their start-up value. The quota is changed for
+/// real; as GOMAXPROCS is never below 2 under a limit, a limit only shows on more CPUs than this
+/// machine may have, so the runtime is told of 8 (see `fake_cpus`).
+#[test]
+fn gomaxprocs_follows_a_quota_change_only_without_the_env() {
+    if !common::go_available() {
+        println!(
+            "go_oracle resize: did not run: no go command on PATH to fetch Go toolchains with"
+        );
+        return;
+    }
+    let started = Instant::now();
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    // The runtime is told of 8 CPUs. A program that follows the limit goes from 4 CPUs to 2.5
+    // (ceil: 3), to 1 (never below 2) and to none (all 8); one that does not keeps its value.
+    let follows = vec![(Some(4000), 4), (Some(2500), 3), (Some(1000), 2), (None, 8)];
+    let stays = |procs| vec![(Some(4000), procs), (Some(2500), procs)];
+    let follows_to_3 = || vec![(Some(4000), 4), (Some(2500), 3)];
+    let eight = |release, line, env, steps| Resize {
+        release,
+        line,
+        env,
+        cpus: Some(8),
+        idle: false,
+        steps,
+    };
+    let cases = vec![
+        // (c) Go 1.24 knows no CPU limit.
+        eight("1.24.9", "1.24", &[], stays(8)),
+        // (a) Go 1.25+ with a go line of its own follows the limit.
+        eight("1.25.0", "1.25", &[], follows.clone()),
+        eight("1.26.8", "1.26", &[], follows),
+        // (d) A go line below 1.25 has containermaxprocs=0 and updatemaxprocs=0; with the
+        // first turned on, the start-up value is the limit's and still does not follow it; with
+        // both, it does.
+        eight("1.26.8", "1.24", &[], stays(8)),
+        eight(
+            "1.26.8",
+            "1.24",
+            &[("GODEBUG", "containermaxprocs=1")],
+            stays(4),
+        ),
+        eight(
+            "1.26.8",
+            "1.24",
+            &[("GODEBUG", "containermaxprocs=1,updatemaxprocs=1")],
+            follows_to_3(),
+        ),
+        // (b) GOMAXPROCS in the environment is kept; set to what is not a positive number, it
+        // counts as not set.
+        eight("1.26.8", "1.26", &[("GOMAXPROCS", "2")], stays(2)),
+        eight("1.26.8", "1.26", &[("GOMAXPROCS", "0")], follows_to_3()),
+        eight("1.26.8", "1.26", &[("GOMAXPROCS", "")], follows_to_3()),
+        // (d) updatemaxprocs=0 keeps the start-up value, which follows the limit.
+        eight(
+            "1.26.8",
+            "1.26",
+            &[("GODEBUG", "updatemaxprocs=0")],
+            stays(4),
+        ),
+        // (e) A program with nothing to run and no timer does not look until it wakes.
+        Resize {
+            idle: true,
+            ..eight("1.26.8", "1.26", &[], follows_to_3())
+        },
+        // The machine's own CPUs: from a limit of 2 CPUs to 1, GOMAXPROCS is min(CPUs, 2)
+        // throughout, 2 on a node of 2 CPUs or more.
+        Resize {
+            cpus: None,
+            ..eight(
+                "1.26.8",
+                "1.26",
+                &[],
+                vec![
+                    (Some(2000), container_procs(online, Some(2000))),
+                    (Some(1000), container_procs(online, Some(1000))),
+                ],
+            )
+        },
+    ];
+    let quotas: Vec<Option<Quota>> = (0..cases.len())
+        .map(|i| Quota::create_as(&format!("-resize-{i}")))
+        .collect();
+    if quotas.iter().any(Option::is_none) {
+        println!("go_oracle resize: did not run: no cgroup with a writable cpu controller");
+        return;
+    }
+    let cache = common::user_cache("go-oracle");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut built = 0;
+    let bins: Vec<PathBuf> = cases
+        .iter()
+        .map(|c| {
+            let name = format!("resize-go{}", c.line);
+            let (bin, fresh) = build(&cache, c.release, &name, RESIZE_PROBE, c.line);
+            built += usize::from(fresh);
+            bin
+        })
+        .collect();
+    // Each case waits on the runtime's once-a-second look, so they run side by side.
+    let seen: Vec<Result<Seen, String>> = std::thread::scope(|s| {
+        let runs: Vec<_> = cases
+            .iter()
+            .zip(&bins)
+            .zip(&quotas)
+            .map(|((c, bin), q)| s.spawn(move || resize(c, bin, q.as_ref().unwrap())))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let mut wrong = Vec::new();
+    for (c, seen) in cases.iter().zip(seen) {
+        match seen {
+            Ok(seen) => {
+                println!("go_oracle resize: {}: {}", c.label(), seen.summary);
+                wrong.extend(seen.wrong.iter().map(|w| format!("{}: {w}", c.label())));
+            }
+            Err(e) => println!("go_oracle resize: {}: did not run: {e}", c.label()),
+        }
+    }
+    println!(
+        "go_oracle resize: {} cases, {} probes built now, {:.1} s",
+        cases.len(),
+        built,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -102,6 +102,7 @@ fn lint_and_fix_are_total(bytes: Vec<u8>) -> Result<(), String> {
             Source::from_text(origin(), text.clone()),
             &cfg,
             &sel,
+            &Default::default(),
             unsafe_fixes,
         );
         if let Some(Failure::Broken(m)) = &out.error {
@@ -778,6 +779,7 @@ fn fix_is_sound(m: &Manifest, unsafe_fixes: bool) -> Result<(), String> {
         Source::from_text(origin(), text.clone()),
         &cfg,
         &sel,
+        &Default::default(),
         unsafe_fixes,
     );
     if let Some(e) = &out.error {
@@ -830,6 +832,7 @@ fn fix_is_sound(m: &Manifest, unsafe_fixes: bool) -> Result<(), String> {
         Source::from_text(origin(), out.text.clone()),
         &cfg,
         &sel,
+        &Default::default(),
         unsafe_fixes,
     );
     // Known bug (`duplicate_env_entries_are_fixed_in_one_run`): the engine takes a finding with
@@ -929,12 +932,19 @@ spec:
               divisor: 1Mi
 ";
     let (cfg, sel) = (Config::default(), Selection::default());
-    let out = fix_source(Source::from_text(origin(), text.into()), &cfg, &sel, false);
+    let out = fix_source(
+        Source::from_text(origin(), text.into()),
+        &cfg,
+        &sel,
+        &Default::default(),
+        false,
+    );
     assert!(out.changed());
     let again = fix_source(
         Source::from_text(origin(), out.text.clone()),
         &cfg,
         &sel,
+        &Default::default(),
         false,
     );
     assert!(!again.changed(), "changed again:\n{}", again.text);
@@ -952,6 +962,7 @@ fn lone_carriage_returns_are_left_alone_with_a_note() {
             Source::from_text(origin(), text.into()),
             &cfg,
             &sel,
+            &Default::default(),
             unsafe_fixes,
         );
         assert!(!out.changed(), "{}", out.text);
@@ -962,7 +973,13 @@ fn lone_carriage_returns_are_left_alone_with_a_note() {
     }
     // The same manifest with CRLF is fixed.
     let crlf = text.replace('\r', "\r\n");
-    let out = fix_source(Source::from_text(origin(), crlf), &cfg, &sel, false);
+    let out = fix_source(
+        Source::from_text(origin(), crlf),
+        &cfg,
+        &sel,
+        &Default::default(),
+        false,
+    );
     assert!(out.error.is_none(), "{:?}", out.error);
     assert!(out.changed());
 }
@@ -976,7 +993,13 @@ fn throttling_fix_with_a_malformed_cpu_request() {
         let text = format!(
             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: c\n      image: nginx:1.27\n      resources:\n        requests:\n          cpu: {request}\n          memory: 64Mi\n        limits:\n          cpu: 500m\n"
         );
-        let out = fix_source(Source::from_text(origin(), text.clone()), &cfg, &sel, true);
+        let out = fix_source(
+            Source::from_text(origin(), text.clone()),
+            &cfg,
+            &sel,
+            &Default::default(),
+            true,
+        );
         assert!(out.error.is_none(), "cpu: {request}: {:?}", out.error);
         assert!(
             out.applied.iter().all(|a| a.code.as_str() != "GK203"),

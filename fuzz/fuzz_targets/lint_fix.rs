@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         let out = fix_source(
             Source::from_text(origin(), text.clone()),
             &cfg,
-            &sel,
+            &sel, &Default::default(),
             unsafe_fixes,
         );
         if let Some(Failure::Broken(m)) = &out.error {
@@ -42,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
         let again = fix_source(
             Source::from_text(origin(), out.text.clone()),
             &cfg,
-            &sel,
+            &sel, &Default::default(),
             unsafe_fixes,
         );
         assert!(!again.changed(), "a second fix changed the text again");

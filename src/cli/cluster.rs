@@ -103,6 +103,9 @@ pub fn run(a: ClusterArgs) -> i32 {
     if let Some(e) = &listing.nodes_error {
         say!("note: node sizes unknown, so the throttling numbers use node-cpus from the config: {e}");
     }
+    if let Some(n) = &listing.vpas_note {
+        say!("note: {n}");
+    }
     let mut inv = Inventory::from_listed(listing.objects, &listing.nodes);
     // The cluster's node size replaces node-cpus from the config, but not an explicit flag.
     if a.node_cpus.is_some() {

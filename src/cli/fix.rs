@@ -11,7 +11,7 @@ use crate::diagnostic::Applicability;
 use crate::error::Error;
 use crate::fix::engine::{fix_source, Failure, Outcome};
 use crate::fix::write::write_atomic;
-use crate::lint::{decode_failure, lint_source, FileReport};
+use crate::lint::{decode_failure, lint_source_with, FileReport};
 use crate::output::FixedOut;
 use crate::source::{Origin, Source};
 use crate::walk::Input;
@@ -84,11 +84,12 @@ impl FileFix {
 }
 
 pub fn run(a: FixArgs) -> i32 {
-    let p = match prepare(&a.common) {
+    let mut p = match prepare(&a.common) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
     p.read_surroundings();
+    p.index();
     if let Some(chart) = &p.chart {
         if a.common.helm.is_some() {
             return run_helm(&a, &p, chart);
@@ -110,7 +111,12 @@ pub fn run(a: FixArgs) -> i32 {
     crate::fix::write::clean_up_on_signals();
     let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
-        Ok(src) => settle(&a, fix_source(src, cfg, &p.sel, a.unsafe_fixes), cfg, &p),
+        Ok(src) => settle(
+            &a,
+            fix_source(src, cfg, &p.sel, &p.others, a.unsafe_fixes),
+            cfg,
+            &p,
+        ),
     });
     results.sort_by(|x, y| x.name.cmp(&y.name));
     let mut had_error = p.had_error;
@@ -202,10 +208,12 @@ fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) ->
             f.error = Some(format!("not fixed: {e}"));
             f.changed = false;
             f.fixed.clear();
-            f.report = lint_source(
+            f.report = lint_source_with(
                 Source::from_text(f.report.origin.clone(), o.original),
                 cfg,
                 &p.sel,
+                &p.others,
+                |_, _, _| {},
             );
         }
     }
@@ -458,7 +466,7 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
         Ok(Some((Ok(src), cfg))) => (src, cfg),
     };
     let rendered = is_helm_output(&src.text);
-    let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
+    let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
     let name = o.remaining.name.clone();
     if rendered && o.changed() {
         say!("note: {name} was rendered by Helm: the fixed text goes to standard output only, and the next render undoes it; the lasting fix belongs in the chart (`golint-k8s fix --helm CHART` prints the values change)");
@@ -539,7 +547,7 @@ fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
         Ok(None) => return 0,
         Err(e) => return super::fail(e),
     };
-    let o = fix_source(src, &cfg, &p.sel, a.unsafe_fixes);
+    let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
         say!("note: {}: {m}", o.remaining.name);
     }

@@ -11,6 +11,7 @@ use super::{FailOn, Format};
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::diagnostic::Severity;
 use crate::error::Error;
+use crate::k8s::index::Index;
 use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
 use crate::output::{self, Run};
 use crate::rules::registry;
@@ -143,6 +144,11 @@ fn selection(a: &LintArgs) -> Result<Selection, Error> {
 /// inputs found, and whether finding them already failed somewhere.
 pub struct Prepared {
     pub sel: Selection,
+    /// The LimitRanges and VPAs of all inputs, which apply across files ([`Prepared::index`]).
+    pub others: Index,
+    /// Files [`Prepared::index`] read, kept for the lint so that each file is read once (up to
+    /// [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted).
+    read_ahead: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<u8>>>,
     pub finder: ConfigFinder,
     /// Paths that could not be walked or read before linting began.
     pub walk_errors: Vec<output::InputError>,
@@ -213,6 +219,8 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
         let bytes = crate::helm::render(dir, release, &a.values, &a.set).map_err(Error::Helm)?;
         return Ok(Prepared {
             sel,
+            others: Index::default(),
+            read_ahead: Default::default(),
             finder,
             exclude,
             extend_exclude,
@@ -243,6 +251,8 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     }
     Ok(Prepared {
         sel,
+        others: Index::default(),
+        read_ahead: Default::default(),
         finder,
         exclude,
         extend_exclude,
@@ -289,10 +299,14 @@ impl Prepared {
                 (PathBuf::from(&self.stdin_name), buf)
             }
             Input::File { path, .. } => {
-                let b = read_capped(path).map_err(|e| Error::Input {
-                    name: crate::text::shown_path(path),
-                    message: e.to_string(),
-                })?;
+                let kept = self.read_ahead.lock().ok().and_then(|mut m| m.remove(path));
+                let b = match kept {
+                    Some(b) => b,
+                    None => read_capped(path).map_err(|e| Error::Input {
+                        name: crate::text::shown_path(path),
+                        message: e.to_string(),
+                    })?,
+                };
                 (path.clone(), b)
             }
             Input::Rendered {
@@ -345,6 +359,40 @@ impl Prepared {
         });
     }
 
+    /// Collect the LimitRanges and VPAs of every input file, for the others to use. Only files
+    /// whose bytes name one of those kinds are parsed. A single input needs no index (its own
+    /// objects are read as it is linted), and standard input is read only once, when linted, so
+    /// its objects apply within it.
+    pub fn index(&mut self) {
+        if self.inputs.len() < 2 {
+            return;
+        }
+        let kept = std::sync::atomic::AtomicUsize::new(0);
+        self.others = self
+            .inputs
+            .par_iter()
+            .filter_map(|input| {
+                let Input::File { path, .. } = input else {
+                    return None;
+                };
+                // A file that cannot be read is reported when it is linted.
+                let bytes = read_capped(path).ok()?;
+                // Most files name neither kind: their bytes are searched, never decoded.
+                let index = Index::may_hold(&bytes).then(|| {
+                    let origin = Origin::File(path.clone());
+                    Source::decode(origin, bytes.clone()).map(|src| Index::of(&src))
+                });
+                use std::sync::atomic::Ordering::Relaxed;
+                if kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES {
+                    if let Ok(mut m) = self.read_ahead.lock() {
+                        m.insert(path.clone(), bytes);
+                    }
+                }
+                index?.ok()
+            })
+            .reduce(Index::default, Index::merge);
+    }
+
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
     /// Inputs that cannot be read come back as errors.
     pub fn map_inputs<T: Send>(
@@ -369,7 +417,7 @@ impl Prepared {
 }
 
 pub fn run(a: LintArgs) -> i32 {
-    let p = match prepare(&a) {
+    let mut p = match prepare(&a) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
@@ -378,6 +426,7 @@ pub fn run(a: LintArgs) -> i32 {
         return parse_only(&p);
     }
     p.read_surroundings();
+    p.index();
     if a.show_containers {
         return show_containers(&a, &p);
     }
@@ -450,7 +499,7 @@ pub fn only_new(
         if let Ok(cfg) = p.finder.for_file(path) {
             // Linted under today's name, so that fingerprints compare across a rename.
             let old = match Source::decode(r.origin.clone(), bytes.clone()) {
-                Ok(src) => lint_source_with(src, &cfg, &p.sel, |_, _, _| {}),
+                Ok(src) => lint_source_with(src, &cfg, &p.sel, &p.others, |_, _, _| {}),
                 Err(failure) => decode_failure(*failure),
             };
             for f in &old.findings {
@@ -469,7 +518,7 @@ pub fn lint_loaded(
     cfg: &Config,
 ) -> FileReport {
     match loaded {
-        Ok(src) => lint_source_with(src, cfg, &p.sel, |_, y, diags| {
+        Ok(src) => lint_source_with(src, cfg, &p.sel, &p.others, |_, y, diags| {
             if let Some(chart) = &p.chart {
                 crate::helm::annotate(y, diags, chart);
             }
@@ -477,6 +526,10 @@ pub fn lint_loaded(
         Err(failure) => decode_failure(*failure),
     }
 }
+
+/// How many bytes of input files [`Prepared::index`] keeps for the lint pass: enough for most
+/// repositories, bounded so that a run over a huge tree does not hold all of it at once.
+const READ_AHEAD_BYTES: usize = 256 << 20;
 
 /// How many files one streamed batch holds: enough to keep every thread busy, few enough that
 /// memory does not grow with the number of files.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use k8s_openapi::api::apps::v1::{DaemonSet, Deployment, ReplicaSet, StatefulSet};
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{LimitRange, Node, Pod};
-use kube::api::{Api, ListParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
 use serde::{de::DeserializeOwned, Serialize};
@@ -35,6 +35,9 @@ pub struct Listing {
     pub nodes: Vec<Listed>,
     /// Why nodes could not be listed (the audit then falls back to `node-cpus`).
     pub nodes_error: Option<String>,
+    /// Why VerticalPodAutoscalers could not be listed: their CRD is not installed, or RBAC
+    /// refuses them (the audit then runs without them).
+    pub vpas_note: Option<String>,
     /// The server's URL, for messages.
     pub server: String,
 }
@@ -97,6 +100,7 @@ async fn list_async(target: &Target, progress: &(dyn Fn(usize) + Sync)) -> Resul
         cronjobs,
         pods,
         limitranges,
+        vpas,
         nodes,
     ) = tokio::join!(
         namespaced::<Deployment>(ctx, "deployments.apps", true),
@@ -108,6 +112,7 @@ async fn list_async(target: &Target, progress: &(dyn Fn(usize) + Sync)) -> Resul
         namespaced::<Pod>(ctx, "pods", true),
         // LimitRanges apply whatever the workloads' labels.
         namespaced::<LimitRange>(ctx, "limitranges", false),
+        vertical_pod_autoscalers(ctx),
         pages(
             Api::<Node>::all(client.clone()),
             ListParams::default(),
@@ -131,6 +136,13 @@ async fn list_async(target: &Target, progress: &(dyn Fn(usize) + Sync)) -> Resul
     ] {
         objects.extend(part?);
     }
+    let vpas_note = match vpas {
+        Ok(v) => {
+            objects.extend(v);
+            None
+        }
+        Err(e) => Some(e),
+    };
     let (nodes, nodes_error) = match nodes {
         Ok(n) => (n, None),
         // Node sizes only sharpen the numbers; without them the audit still runs.
@@ -140,8 +152,67 @@ async fn list_async(target: &Target, progress: &(dyn Fn(usize) + Sync)) -> Resul
         objects,
         nodes,
         nodes_error,
+        vpas_note,
         server,
     })
+}
+
+/// The VerticalPodAutoscalers (`autoscaling.k8s.io/v1`), a custom resource: a cluster without
+/// the VPA has no such resource, which is a note, not a failure.
+async fn vertical_pod_autoscalers(ctx: Ctx<'_>) -> Result<Vec<Listed>, String> {
+    let (client, t, server, count) = ctx;
+    let gvk = GroupVersionKind::gvk("autoscaling.k8s.io", "v1", "VerticalPodAutoscaler");
+    let ar = ApiResource::from_gvk_with_plural(&gvk, "verticalpodautoscalers");
+    let api: Api<DynamicObject> = match &t.namespace {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, &ar),
+        None => Api::all_with(client.clone(), &ar),
+    };
+    let resource = "verticalpodautoscalers.autoscaling.k8s.io";
+    let not_checked = "in-place resizes by a VerticalPodAutoscaler were not checked (GK110, GK207)";
+    // One small request first: a 404 means the resource does not exist in this cluster.
+    let probe = tokio::time::timeout(
+        t.timeout + Duration::from_secs(1),
+        api.list(&ListParams::default().limit(1)),
+    )
+    .await;
+    match probe {
+        Ok(Err(kube::Error::Api(e))) if e.code == 404 => {
+            return Err(format!(
+                "the cluster has no VerticalPodAutoscaler resource (the VPA's CRD is not installed): {not_checked}"
+            ))
+        }
+        Ok(Err(e)) => {
+            return Err(format!(
+                "{}: {not_checked}",
+                describe(&e, resource, t.namespace.as_deref(), server)
+            ))
+        }
+        Err(_) => {
+            return Err(format!(
+                "listing {resource} took longer than {} s (--timeout): {not_checked}",
+                t.timeout.as_secs()
+            ))
+        }
+        Ok(Ok(_)) => {}
+    }
+    let mut vpas = pages(
+        api,
+        ListParams::default(),
+        resource,
+        t.namespace.as_deref(),
+        server,
+        count,
+        t.timeout,
+    )
+    .await
+    .map_err(|e| format!("{e}: {not_checked}"))?;
+    // Items of a custom resource's list may leave out their type.
+    for v in &mut vpas {
+        v.json["apiVersion"] = "autoscaling.k8s.io/v1".into();
+        v.json["kind"] = "VerticalPodAutoscaler".into();
+        v.kind = "VerticalPodAutoscaler".to_string();
+    }
+    Ok(vpas)
 }
 
 type Ctx<'a> = (
@@ -195,7 +266,7 @@ async fn pages<K>(
     timeout: Duration,
 ) -> Result<Vec<Listed>, String>
 where
-    K: kube::Resource<DynamicType = ()> + Clone + DeserializeOwned + Serialize + std::fmt::Debug,
+    K: kube::Resource + Clone + DeserializeOwned + Serialize + std::fmt::Debug,
 {
     let mut out = Vec::new();
     let mut token: Option<String> = None;

@@ -4,7 +4,8 @@
 //! the cluster. This module turns listed objects into the linter's input and its findings into
 //! cluster references. Each workload is linted as its own JSON document (JSON is YAML, so the
 //! whole file pipeline applies unchanged, suppression annotations included), followed by its
-//! namespace's LimitRanges so that their defaults feed the effective values exactly as in a file.
+//! namespace's LimitRanges (so that their defaults feed the effective values exactly as in a file)
+//! and VerticalPodAutoscalers (so that in-place resizes are seen).
 //! Node sizes replace `node-cpus`. Listing (paged, with timeouts and specific errors) is in
 //! [`fetch`], behind the `cluster` feature; this part is plain data and is tested without a server.
 
@@ -19,6 +20,7 @@ use serde_json::Value;
 use crate::config::Config;
 use crate::diagnostic::{ClusterRef, Provenance};
 use crate::fix::engine::PathSeg;
+use crate::k8s::index::Index;
 use crate::lint::{lint_source_with, FileReport, Selection};
 use crate::rules::Code;
 use crate::source::{Origin, Source};
@@ -143,6 +145,8 @@ pub struct Inventory {
     /// Workloads and bare Pods (owned objects already dropped).
     pub objects: Vec<Listed>,
     pub limit_ranges: Vec<Listed>,
+    /// VerticalPodAutoscalers: each workload is linted with those of its namespace.
+    pub vpas: Vec<Listed>,
     /// The node size that replaces `node-cpus` (None: unknown, or an explicit `--node-cpus`).
     pub nodes: Option<NodeCpus>,
 }
@@ -158,6 +162,7 @@ impl Inventory {
             o.strip_bookkeeping();
             match o.kind.as_str() {
                 "LimitRange" => inv.limit_ranges.push(o),
+                "VerticalPodAutoscaler" => inv.vpas.push(o),
                 _ if o.is_owned() => {}
                 _ => inv.objects.push(o),
             }
@@ -169,7 +174,7 @@ impl Inventory {
     }
 }
 
-/// Lint every object (in parallel) with its namespace's LimitRanges; one report per object,
+/// Lint every object (in parallel) with its namespace's LimitRanges and VPAs; one report per object,
 /// named by its reference. LimitRanges are reports of their own too (GK109 reads them). The
 /// cluster's node size, when known, replaces `node-cpus`.
 pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> {
@@ -178,9 +183,10 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
         cfg.node_cpus = Some(n.cpus);
         n.note()
     });
-    // Each namespace's LimitRanges as documents to append (serialised once), and how many.
+    // Each namespace's LimitRanges and VPAs as documents to append (serialised once), and how
+    // many. A VPA applies only to the workload it targets, which the lint works out.
     let mut limit_ranges: HashMap<Option<&str>, (String, usize)> = HashMap::new();
-    for lr in &inv.limit_ranges {
+    for lr in inv.limit_ranges.iter().chain(&inv.vpas) {
         let (docs, n) = limit_ranges.entry(lr.namespace.as_deref()).or_default();
         docs.push_str("---\n");
         docs.push_str(&lr.text());
@@ -198,8 +204,8 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                 text.push_str(docs);
             }
             let src = Source::from_text(Origin::Stdin(o.reference()), text);
-            let mut report = lint_source_with(src, &cfg, sel, |_, y, diags| {
-                // Only the object's own document: its LimitRanges are context here.
+            let mut report = lint_source_with(src, &cfg, sel, &Index::default(), |_, y, diags| {
+                // Only the object's own document: the others are context here.
                 diags.retain(|d| d.document == 0);
                 for d in diags {
                     let (path, _) = crate::helm::path_to(y, 0, d.range.start);
@@ -215,7 +221,7 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                     }
                 }
             });
-            // The appended LimitRanges are context, not objects of this report.
+            // The appended LimitRanges and VPAs are context, not objects of this report.
             let appended = context.map_or(0, |(_, n)| *n);
             report.stats.documents -= appended;
             report.stats.objects -= appended;

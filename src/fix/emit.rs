@@ -616,6 +616,98 @@ pub fn remove_item(em: &Emitter, seq: NodeId, item: NodeId) -> Option<Edit> {
     }
 }
 
+/// Append a mapping of plain `fields` to a container's list under `key` (such as `resizePolicy`),
+/// in that list's style; a new `key:` with a one-item list when the container has none.
+pub fn add_list_item(
+    em: &Emitter,
+    container: NodeId,
+    key: &str,
+    fields: &[(&str, &str)],
+) -> Result<Edit, Skip> {
+    let (src, y) = (em.src, em.y);
+    let text = src.text.as_str();
+    let lay = em.layout();
+    let flow_map = || {
+        let inner: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("{}: {}", lay.word(k), lay.word(v)))
+            .collect();
+        format!("{{{}}}", inner.join(", "))
+    };
+    // Block lines of the item: `dash` before the `-`, the keys `pad` columns right of it.
+    let block = |dash: &str, pad: usize| {
+        let mut out = String::new();
+        for (i, (k, v)) in fields.iter().enumerate() {
+            out.push_str(dash);
+            if i == 0 {
+                out.push('-');
+                out.push_str(&spaces(pad.max(1) - 1));
+            } else {
+                out.push_str(&spaces(pad));
+            }
+            out.push_str(k);
+            out.push_str(": ");
+            out.push_str(v);
+            out.push_str(lay.nl);
+        }
+        out
+    };
+    let Some(list) = y.get(container, key) else {
+        return match &y.node(container).kind {
+            NodeKind::Mapping { flow: true, .. } => {
+                add_entry(em, container, key, &format!("[{}]", flow_map()))
+            }
+            NodeKind::Mapping { flow: false, .. } => {
+                em.guard_shared(container, "the container")?;
+                append_block(em, container, |pad, lay| {
+                    let dash = format!("{pad}{}", spaces(lay.seq_indent()));
+                    format!("{pad}{key}:{}{}", lay.nl, block(&dash, 2))
+                })
+            }
+            _ => Err("not fixed automatically: the container is not a mapping".into()),
+        };
+    };
+    em.guard_shared(list, format_args!("the container's {key} list"))?;
+    match &y.node(list).kind {
+        NodeKind::Sequence { items, flow: true } => {
+            let (at, sep) = match items.last() {
+                Some(&last) => (y.span(last).end, lay.flow_sep(text, y.span(last).start)),
+                None => (y.span(list).end - 1, String::new()),
+            };
+            Ok(Edit {
+                range: at..at,
+                text: format!("{sep}{}", flow_map()),
+            })
+        }
+        NodeKind::Sequence { items, flow: false } => {
+            let &last = items
+                .last()
+                .ok_or_else(|| format!("not fixed automatically: empty {key} list"))?;
+            let dash = dash_before(text, y, last).ok_or_else(|| {
+                format!("not fixed automatically: cannot tell where the {key} items start")
+            })?;
+            let Some(indent_start) = blank_line_start(text, dash, |b| b == b' ') else {
+                return Err(format!(
+                    "not fixed automatically: the {key} list's last item does not start its own line"
+                ));
+            };
+            let pad = if on_later_line(text, dash, y.span(last).start) {
+                lay.unit()
+            } else {
+                y.span(last).start - dash
+            };
+            let at = next_line(text, content_end(y, last));
+            Ok(insert_lines(
+                src,
+                &lay,
+                at,
+                block(&text[indent_start..dash], pad),
+            ))
+        }
+        _ => Err(format!("not fixed automatically: {key} is not a list")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -96,8 +96,14 @@ pub fn allowed(a: Applicability, unsafe_fixes: bool) -> bool {
     a == Applicability::Safe || unsafe_fixes
 }
 
-/// Fix one source until stable.
-pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool) -> Outcome {
+/// Fix one source until stable. `others` holds the LimitRanges and VPAs of the run's other files.
+pub fn fix_source(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    others: &crate::k8s::index::Index,
+    unsafe_fixes: bool,
+) -> Outcome {
     let original = src.text.clone();
     let origin = src.origin.clone();
     let mut cur = src;
@@ -165,7 +171,7 @@ pub fn fix_source(src: Source, cfg: &Config, sel: &Selection, unsafe_fixes: bool
                     };
                 }
             }
-            let (diags, stats) = check_file(&cur, &y, cfg, sel);
+            let (diags, stats) = check_file(&cur, &y, cfg, sel, others);
             let chosen = if round < MAX_ROUNDS {
                 choose(&diags, unsafe_fixes, &done, &rounds)
             } else {

@@ -157,6 +157,8 @@ pub enum ValueOrigin<'y> {
     LimitRange {
         name: &'y str,
         field: &'static str,
+        /// Another linted file that holds the LimitRange (None: this one).
+        file: Option<&'y str>,
     },
     PodLevel,
 }
@@ -183,9 +185,10 @@ impl EffectiveValue<'_> {
                 "{what} {} is the limit: Kubernetes defaults a missing request to the limit",
                 self.text
             )),
-            ValueOrigin::LimitRange { name, field } => Some(format!(
-                "{what} {} comes from LimitRange {name} ({field}), applied when the pod is created",
-                self.text
+            ValueOrigin::LimitRange { name, field, file } => Some(format!(
+                "{what} {} comes from LimitRange {name} ({field}{}), applied when the pod is created",
+                self.text,
+                file.map(|f| format!(", in {f}")).unwrap_or_default()
             )),
             ValueOrigin::PodLevel => Some(format!(
                 "{what} {} comes from the pod-level spec.resources, which the kubelet applies to containers without their own limit",

@@ -7,9 +7,12 @@
 //! wrongly typed field elsewhere in the object does not hide the fields we need.
 
 pub mod container;
+pub mod index;
 pub mod kustomize;
 pub mod limitrange;
 pub mod quantity;
+pub mod resize;
+pub mod vpa;
 
 use crate::config::Config;
 use crate::diagnostic::ObjectRef;

@@ -16,6 +16,7 @@ use super::{severity, FIX_ALL_KIND};
 use crate::config::Config;
 use crate::diagnostic::Applicability;
 use crate::fix::engine::fix_source;
+use crate::k8s::index::Index;
 use crate::lint::{FileReport, Selection};
 use crate::source::{Origin, Source};
 
@@ -194,7 +195,7 @@ fn suppression(lines: &LineIndex, nl: &str, line: u32, code: &str) -> TextEdit {
 /// changed middle between the common prefix and suffix.
 fn fix_all(uri: &Uri, text: &str, cfg: &Config, enc: Encoding) -> Option<TextEdit> {
     let src = Source::from_text(Origin::Stdin(uri.as_str().to_string()), text.to_string());
-    let out = fix_source(src, cfg, &Selection::default(), false);
+    let out = fix_source(src, cfg, &Selection::default(), &Index::default(), false);
     if !out.changed() || out.error.is_some() {
         return None;
     }

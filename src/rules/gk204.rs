@@ -15,6 +15,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let Some(var) = cx.c.env_var("GOMAXPROCS") else {
         return;
     };
+    // Where the CPU is resized in place, GK207 says the same with the reason.
+    if super::gk207::stale(cx).is_some() {
+        return;
+    }
     let how = match &var.value {
         EnvValue::Literal { text, .. } => match parse_gomaxprocs(text, cx.go.grammar()) {
             GoMaxProcs::Set(n) => format!("GOMAXPROCS={n}"),

@@ -19,12 +19,14 @@ mod gk106;
 mod gk107;
 mod gk108;
 mod gk109;
+mod gk110;
 mod gk201;
 mod gk202;
 mod gk203;
 mod gk204;
 mod gk205;
 mod gk206;
+mod gk207;
 mod gk301;
 mod gk302;
 mod gk303;
@@ -107,6 +109,8 @@ pub struct ContainerCtx<'a, 'y> {
     /// [`Pod::is_guaranteed_whole_cores`], worked out once for all of the pod's containers.
     pub whole_cores: &'a std::cell::OnceCell<bool>,
     pub limit_ranges: &'a [&'a LimitRange<'a>],
+    /// The VerticalPodAutoscalers, from any linted file, that target this workload.
+    pub vpas: &'a [&'a crate::k8s::vpa::Vpa],
     pub config_maps: &'a [ConfigMap],
     /// Writes fixes in the file's style (its layout is worked out once per file).
     pub fx: &'a crate::fix::emit::Emitter<'a, 'y>,
@@ -158,6 +162,16 @@ impl ContainerCtx<'_, '_> {
         s.push(' ');
         push_debug(&mut s, self.c.display_name());
         s
+    }
+}
+
+impl<'a> ContainerCtx<'a, '_> {
+    /// Whether `r` can change while the container runs, and by whom (see [`crate::k8s::resize`]).
+    pub fn in_place(
+        &self,
+        r: crate::k8s::container::Resource,
+    ) -> Option<crate::k8s::resize::InPlace<'a>> {
+        crate::k8s::resize::in_place(self.y, self.c, self.vpas, r)
     }
 }
 

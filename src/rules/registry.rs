@@ -132,6 +132,9 @@ rules! {
     GK109 => "suspicious-memory-quantity", Warning, None, "all containers",
         "memory quantity with a milli suffix (100m = 0.1 byte) or read as octal (0100 = 64)",
         &[Check::Container(gk109::check), Check::Object(gk109::check_limit_range)];
+    GK110 => "gomemlimit-stale-after-resize", Warning, Unsafe, "Go containers",
+        "GOMEMLIMIT set at start-up, while the memory limit is resized in place (resizePolicy, VPA)",
+        &[Check::Container(gk110::check)];
     GK201 => "cpu-limit-without-gomaxprocs", Warning, Safe, "Go containers, Go < 1.25 or unknown",
         "CPU limit without GOMAXPROCS: Go runs a thread per node CPU and burns the CFS quota early",
         &[Check::Container(gk201::check)];
@@ -150,6 +153,9 @@ rules! {
     GK206 => "godebug-disables-container-maxprocs", Warning, Safe, "Go containers, Go >= 1.25",
         "GODEBUG containermaxprocs=0 or updatemaxprocs=0 turns off container-aware GOMAXPROCS",
         &[Check::Container(gk206::check)];
+    GK207 => "gomaxprocs-stale-after-resize", Warning, Unsafe, "Go containers",
+        "GOMAXPROCS set at start-up, while the CPU limit is resized in place (resizePolicy, VPA)",
+        &[Check::Container(gk207::check)];
     GK301 => "gogc-invalid", Warning, None, "Go containers",
         "GOGC the runtime silently replaces with 100",
         &[Check::Container(gk301::check)];

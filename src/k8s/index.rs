@@ -1,0 +1,139 @@
+//! The objects that act across files. A LimitRange gives defaults to every pod of its namespace and
+//! a VerticalPodAutoscaler resizes the workload it targets, wherever each is written: a repository
+//! often keeps them in a file of their own (`namespace.yaml`, `vpa.yaml`), apart from the
+//! Deployments they change.
+//!
+//! Before the lint, one cheap pass collects them from every linted file: a file is parsed only if
+//! its bytes name one of these kinds, so most files cost one substring search. Each file's own
+//! objects are read again from its tree when it is linted (with their nodes, for related
+//! locations); the index lends it those of the other files.
+//!
+//! Namespaces match as the API server would apply them: an object without `metadata.namespace`
+//! is in the namespace it is applied to, taken to be `default`, the same for every linted file.
+//! So a LimitRange without a namespace applies to Deployments without one, in any file of the run.
+
+use memchr::memmem;
+
+use super::limitrange::{LimitRange, Stored};
+use super::vpa::Vpa;
+use super::Object;
+use crate::source::Source;
+
+#[derive(Debug, Default)]
+pub struct Index {
+    limit_ranges: Vec<Stored>,
+    vpas: Vec<Vpa>,
+}
+
+/// The kinds the index keeps. A file whose bytes do not contain one of these words has none of
+/// them (a kind is written out in full, in YAML and JSON alike).
+const KINDS: [&str; 2] = ["LimitRange", "VerticalPodAutoscaler"];
+
+impl Index {
+    /// Whether a file's bytes may hold an object the index keeps.
+    pub fn may_hold(bytes: &[u8]) -> bool {
+        KINDS
+            .iter()
+            .any(|k| memmem::find(bytes, k.as_bytes()).is_some())
+    }
+
+    /// The LimitRanges and VPAs of one decoded source.
+    pub fn of(src: &Source) -> Index {
+        let mut index = Index::default();
+        if !Index::may_hold(src.text.as_bytes()) {
+            return index;
+        }
+        let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
+        for root in y.docs.iter().filter_map(|d| d.root) {
+            for obj in super::objects(&y, root) {
+                index.add(&y, &obj, &src.name);
+            }
+        }
+        index
+    }
+
+    fn add(&mut self, y: &crate::yaml::Yaml, obj: &Object, file: &str) {
+        if let Some(lr) = LimitRange::read(y, obj) {
+            self.limit_ranges.push(lr.store(file));
+        } else if let Some(mut vpa) = Vpa::read(y, obj) {
+            vpa.file = Some(file.to_string());
+            self.vpas.push(vpa);
+        }
+    }
+
+    /// Both indexes in one (files are indexed in parallel); `self`'s entries first.
+    pub fn merge(mut self, other: Index) -> Index {
+        self.limit_ranges.extend(other.limit_ranges);
+        self.vpas.extend(other.vpas);
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.limit_ranges.is_empty() && self.vpas.is_empty()
+    }
+
+    /// The LimitRanges of every file but `file` (its own are read from its tree).
+    pub fn limit_ranges_besides<'a>(
+        &'a self,
+        file: &'a str,
+    ) -> impl Iterator<Item = LimitRange<'a>> + 'a {
+        self.limit_ranges
+            .iter()
+            .filter(move |l| l.file != file)
+            .map(Stored::lend)
+    }
+
+    /// The VPAs of every file but `file`.
+    pub fn vpas_besides<'a>(&'a self, file: &'a str) -> impl Iterator<Item = &'a Vpa> + 'a {
+        self.vpas
+            .iter()
+            .filter(move |v| v.file.as_deref() != Some(file))
+    }
+
+    /// How many objects it holds, for `--verbose` and the tests.
+    pub fn len(&self) -> usize {
+        self.limit_ranges.len() + self.vpas.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::Origin;
+
+    fn source(name: &str, text: &str) -> Source {
+        Source::from_text(Origin::Stdin(name.to_string()), text.to_string())
+    }
+
+    #[test]
+    fn only_files_that_name_a_kind_are_parsed_and_each_entry_names_its_file() {
+        let lr = source(
+            "ns.yaml",
+            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: mem}\nspec:\n  limits:\n    - type: Container\n      default: {memory: 1Gi}\n",
+        );
+        let vpa = source(
+            "vpa.json",
+            r#"{"apiVersion": "autoscaling.k8s.io/v1", "kind": "VerticalPodAutoscaler", "metadata": {"name": "v"}, "spec": {"targetRef": {"kind": "Deployment", "name": "api"}}}"#,
+        );
+        let plain = source(
+            "app.yaml",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+        );
+        assert!(!Index::may_hold(plain.text.as_bytes()));
+        let index = [&lr, &vpa, &plain]
+            .iter()
+            .map(|s| Index::of(s))
+            .fold(Index::default(), Index::merge);
+        assert_eq!(index.len(), 2);
+        let lent: Vec<_> = index.limit_ranges_besides("app.yaml").collect();
+        assert_eq!(lent.len(), 1);
+        let limit = lent[0]
+            .default_limit(crate::k8s::container::Resource::Memory)
+            .unwrap();
+        assert_eq!(limit.text, "1Gi");
+        assert_eq!(limit.node, None);
+        assert_eq!(index.limit_ranges_besides("ns.yaml").count(), 0);
+        assert_eq!(index.vpas_besides("app.yaml").count(), 1);
+        assert_eq!(index.vpas_besides("vpa.json").count(), 0);
+    }
+}
