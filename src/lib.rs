@@ -20,6 +20,7 @@ pub mod error;
 pub mod fingerprint;
 pub mod fix;
 pub mod helm;
+pub mod image;
 pub mod k8s;
 pub mod lint;
 pub mod lsp;

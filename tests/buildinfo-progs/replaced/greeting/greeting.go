@@ -1,0 +1,6 @@
+// Package greeting stands in for a forked dependency.
+package greeting
+
+func Hello() string {
+	return "hello"
+}
