@@ -526,7 +526,12 @@ impl ObjectChecker<'_, '_> {
         annotation_suppressions(y, obj, &annotations, doc, &mut out.suppressions);
         let pod = Pod::read(y, spec);
         let ns = obj.effective_namespace();
-        let lrs: Vec<&LimitRange> = limit_ranges.iter().filter(|l| l.namespace == ns).collect();
+        // Another file's LimitRange reaches only workloads that name its namespace (see
+        // `k8s::index`).
+        let lrs: Vec<&LimitRange> = limit_ranges
+            .iter()
+            .filter(|l| l.namespace == ns && (l.file.is_none() || obj.namespace.is_some()))
+            .collect();
         let vpas: Vec<&Vpa> = vpas.iter().copied().filter(|v| v.targets(obj)).collect();
         let whole_cores = std::cell::OnceCell::new();
         for c in &pod.containers {

@@ -146,53 +146,45 @@ pub fn expected_lines(text: &str, code: &str) -> Vec<usize> {
 /// A YAML document as JSON, read with the project's own YAML layer: mappings, sequences and
 /// scalars as strings (enough for values files and RBAC objects, which hold only strings).
 pub fn yaml_to_json(text: &str) -> serde_json::Value {
-    use golint_k8s::yaml::{NodeId, Yaml};
-    use serde_json::Value;
-    fn conv(y: &Yaml, n: NodeId) -> Value {
-        if y.is_mapping(n) {
-            let mut m = serde_json::Map::new();
-            for (k, v) in y.entries(n) {
-                m.insert(y.str(k).unwrap_or_default().to_string(), conv(y, v));
-            }
-            return Value::Object(m);
-        }
-        match y.str(n) {
-            Some(s) => Value::String(s.to_string()),
-            None => Value::Array(y.items(n).iter().map(|&i| conv(y, i)).collect()),
-        }
-    }
     let y = golint_k8s::yaml::parse(text, 0);
-    conv(&y, y.docs[0].root.expect("an empty document"))
+    yaml_node_to_json(&y, y.docs[0].root.expect("an empty document"), false)
 }
 
 /// Every document of a YAML stream as JSON, with plain scalars typed as YAML 1.1 types them
 /// (`true`, `1`, `null`): enough for API objects such as CustomResourceDefinitions.
 pub fn yaml_stream_to_json(text: &str) -> Vec<serde_json::Value> {
-    use golint_k8s::yaml::{NodeId, Yaml, Yaml11};
-    use serde_json::Value;
-    fn conv(y: &Yaml, n: NodeId) -> Value {
-        if y.is_mapping(n) {
-            let mut m = serde_json::Map::new();
-            for (k, v) in y.entries(n) {
-                m.insert(y.str(k).unwrap_or_default().to_string(), conv(y, v));
-            }
-            return Value::Object(m);
-        }
-        let Some(s) = y.str(n) else {
-            return Value::Array(y.items(n).iter().map(|&i| conv(y, i)).collect());
-        };
-        match y.resolved(n) {
-            Some(Yaml11::Null) => Value::Null,
-            Some(Yaml11::Bool(b)) => Value::Bool(b),
-            Some(Yaml11::Int(i)) => Value::from(i64::try_from(i).expect("an int64")),
-            Some(Yaml11::Float(f)) => Value::from(f),
-            _ => Value::String(s.to_string()),
-        }
-    }
     let y = golint_k8s::yaml::parse(text, 0);
     y.docs
         .iter()
         .filter_map(|d| d.root)
-        .map(|r| conv(&y, r))
+        .map(|r| yaml_node_to_json(&y, r, true))
         .collect()
+}
+
+fn yaml_node_to_json(
+    y: &golint_k8s::yaml::Yaml,
+    n: golint_k8s::yaml::NodeId,
+    typed: bool,
+) -> serde_json::Value {
+    use golint_k8s::yaml::Yaml11;
+    use serde_json::Value;
+    if y.is_mapping(n) {
+        let mut m = serde_json::Map::new();
+        for (k, v) in y.entries(n) {
+            let key = y.str(k).unwrap_or_default().to_string();
+            m.insert(key, yaml_node_to_json(y, v, typed));
+        }
+        return Value::Object(m);
+    }
+    let Some(s) = y.str(n) else {
+        let items = y.items(n).iter().map(|&i| yaml_node_to_json(y, i, typed));
+        return Value::Array(items.collect());
+    };
+    match y.resolved(n).filter(|_| typed) {
+        Some(Yaml11::Null) => Value::Null,
+        Some(Yaml11::Bool(b)) => Value::Bool(b),
+        Some(Yaml11::Int(i)) => Value::from(i64::try_from(i).expect("an int64")),
+        Some(Yaml11::Float(f)) => Value::from(f),
+        _ => Value::String(s.to_string()),
+    }
 }

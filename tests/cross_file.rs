@@ -100,11 +100,13 @@ fn a_limit_range_in_one_file_applies_to_a_deployment_in_another() {
 }
 
 #[test]
-fn namespaces_match_as_the_api_server_applies_them() {
+fn across_files_only_written_namespaces_match() {
+    // Across files only written namespaces match: a namespace-less object goes wherever it is
+    // applied, and a tree of examples applies its files to different namespaces.
     for (lr_ns, app_ns, applies) in [
-        (None, None, true),
         (Some("shop"), Some("shop"), true),
-        (Some("default"), None, true),
+        (None, None, false),
+        (Some("default"), None, false),
         (Some("shop"), Some("billing"), false),
         (Some("shop"), None, false),
         (None, Some("shop"), false),
@@ -152,4 +154,34 @@ fn a_vpa_in_another_file_makes_gomemlimit_stale() {
     std::fs::write(d.join("vpa.yaml"), vpa("Recreate")).unwrap();
     let v = lint(d, &["."]);
     assert!(!found(&v).iter().any(|(_, c)| c == "GK110"), "{v:#}");
+}
+
+#[test]
+fn a_namespace_less_vpa_reaches_a_namespace_less_workload_in_its_own_directory() {
+    let env = "          env:\n            - name: GOMEMLIMIT\n              valueFrom:\n                resourceFieldRef: {resource: limits.memory}\n";
+    let app = deployment(None, env).replace(
+        "requests: {cpu: \"1\", memory: 1Gi}",
+        "requests: {cpu: \"1\", memory: 1Gi}\n            limits: {memory: 1Gi}",
+    );
+    let vpa = "apiVersion: autoscaling.k8s.io/v1\nkind: VerticalPodAutoscaler\nmetadata:\n  name: api\nspec:\n  targetRef: {apiVersion: apps/v1, kind: Deployment, name: api}\n  updatePolicy: {updateMode: InPlaceOrRecreate}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for sub in ["base", "other"] {
+        std::fs::create_dir(d.join(sub)).unwrap();
+    }
+    // A Kustomize base: both files side by side, the namespace set for both by the overlay.
+    std::fs::write(d.join("base/api.yaml"), &app).unwrap();
+    std::fs::write(d.join("base/vpa.yaml"), vpa).unwrap();
+    // The same Deployment elsewhere is not that VPA's target.
+    std::fs::write(d.join("other/api.yaml"), &app).unwrap();
+    let v = lint(d, &["."]);
+    let stale: Vec<_> = found(&v)
+        .into_iter()
+        .filter(|(_, c)| c == "GK110")
+        .collect();
+    assert_eq!(
+        stale,
+        vec![("base/api.yaml".to_string(), "GK110".to_string())],
+        "{v:#}"
+    );
 }

@@ -8,9 +8,15 @@
 //! objects are read again from its tree when it is linted (with their nodes, for related
 //! locations); the index lends it those of the other files.
 //!
-//! Namespaces match as the API server would apply them: an object without `metadata.namespace`
-//! is in the namespace it is applied to, taken to be `default`, the same for every linted file.
-//! So a LimitRange without a namespace applies to Deployments without one, in any file of the run.
+//! Across files, namespaces must be written out. An object without `metadata.namespace` lands in
+//! whatever namespace it is applied to, and a tree of examples or of unrelated charts applies its
+//! files to different ones: on a corpus of 935 files from public repositories, letting the
+//! tutorials' namespace-less LimitRanges reach every namespace-less Deployment nearly doubled the
+//! findings (1,248 to 2,239), nearly all on other repositories' manifests. So a LimitRange of
+//! another file applies only to workloads that name its namespace. A VPA names its target, so one
+//! without a namespace still applies to a namespace-less workload in the same directory (a
+//! Kustomize base keeps both there and sets the namespace for both); within one file, both kinds
+//! apply as before.
 
 use memchr::memmem;
 
@@ -54,7 +60,9 @@ impl Index {
 
     fn add(&mut self, y: &crate::yaml::Yaml, obj: &Object, file: &str) {
         if let Some(lr) = LimitRange::read(y, obj) {
-            self.limit_ranges.push(lr.store(file));
+            if obj.namespace.is_some() {
+                self.limit_ranges.push(lr.store(file));
+            }
         } else if let Some(mut vpa) = Vpa::read(y, obj) {
             vpa.file = Some(file.to_string());
             self.vpas.push(vpa);
@@ -83,11 +91,15 @@ impl Index {
             .map(Stored::lend)
     }
 
-    /// The VPAs of every file but `file`.
+    /// The VPAs of every file but `file` that may reach it: those with a namespace, and those
+    /// without one in `file`'s directory.
     pub fn vpas_besides<'a>(&'a self, file: &'a str) -> impl Iterator<Item = &'a Vpa> + 'a {
-        self.vpas
-            .iter()
-            .filter(move |v| v.file.as_deref() != Some(file))
+        let dir = |f: &'a str| std::path::Path::new(f).parent();
+        self.vpas.iter().filter(move |v| match v.file.as_deref() {
+            Some(f) if f == file => false,
+            Some(f) => v.namespaced || dir(f) == dir(file),
+            None => true,
+        })
     }
 
     /// How many objects it holds, for `--verbose` and the tests.
@@ -109,7 +121,7 @@ mod tests {
     fn only_files_that_name_a_kind_are_parsed_and_each_entry_names_its_file() {
         let lr = source(
             "ns.yaml",
-            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: mem}\nspec:\n  limits:\n    - type: Container\n      default: {memory: 1Gi}\n",
+            "apiVersion: v1\nkind: LimitRange\nmetadata: {name: mem, namespace: shop}\nspec:\n  limits:\n    - type: Container\n      default: {memory: 1Gi}\n",
         );
         let vpa = source(
             "vpa.json",

@@ -17,6 +17,8 @@ pub struct Vpa {
     pub file: Option<String>,
     pub name: String,
     pub namespace: String,
+    /// `metadata.namespace` is written (else the namespace is wherever it is applied).
+    pub namespaced: bool,
     target_kind: String,
     target_name: String,
     /// `spec.updatePolicy.updateMode` as written (absent: `Recreate`, or `Auto` before VPA 1.5,
@@ -82,6 +84,7 @@ impl Vpa {
             file: None,
             name: obj.name.unwrap_or("<unnamed>").to_string(),
             namespace: obj.effective_namespace().to_string(),
+            namespaced: obj.namespace.is_some(),
             target_kind: y.get_str(target, "kind")?.to_string(),
             target_name: y.get_str(target, "name")?.to_string(),
             mode: y
@@ -92,9 +95,12 @@ impl Vpa {
         })
     }
 
-    /// Whether this VPA's target is `obj`: the same namespace, kind and name.
+    /// Whether this VPA's target is `obj`: the same namespace, kind and name. One from another
+    /// file reaches only workloads whose namespace is written as its is (see
+    /// [`crate::k8s::index`]).
     pub fn targets(&self, obj: &Object) -> bool {
-        obj.effective_namespace() == self.namespace
+        (self.file.is_none() || self.namespaced == obj.namespace.is_some())
+            && obj.effective_namespace() == self.namespace
             && obj.kind == self.target_kind
             && obj.name == Some(self.target_name.as_str())
     }

@@ -46,15 +46,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         }
     } else {
         d = d.note("on Go 1.25 or later, remove GOMAXPROCS: the runtime sizes itself to the limit and follows in-place resizes");
-        d = d.with_fix(
-            cx.c.env_node
-                .and_then(|env| crate::fix::emit::remove_item(cx.fx, env, var.entry))
-                .map(|e| Fix {
-                    applicability: Applicability::Unsafe,
-                    title: "remove the GOMAXPROCS env entry".into(),
-                    edits: vec![e],
-                }),
-        );
+        d = d.with_fix(cx.remove_env_fix(var));
     }
     d = d.origin(cx.y, limit, "CPU limit");
     out.push(d);

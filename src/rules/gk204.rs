@@ -4,7 +4,7 @@
 
 use super::Code;
 use super::ContainerCtx;
-use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::diagnostic::Diagnostic;
 use crate::k8s::container::EnvValue;
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
 
@@ -32,9 +32,5 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         var.value_node(),
         format!("{how} pins the value on Go 1.25+: the runtime stops tracking the CPU limit (in-place resizes are missed) and a limit below 2 CPUs gives 1 thread where Go would use 2"),
     ).note("remove GOMAXPROCS and let the runtime size itself to the limit")
-    .with_fix(cx.c.env_node.and_then(|env| crate::fix::emit::remove_item(cx.fx, env, var.entry)).map(|e| Fix {
-        applicability: Applicability::Unsafe,
-        title: "remove the GOMAXPROCS env entry".into(),
-        edits: vec![e],
-    })));
+    .with_fix(cx.remove_env_fix(var)));
 }

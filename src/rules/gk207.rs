@@ -6,7 +6,7 @@
 use super::gk110::{restart_on_resize, Reads, Value};
 use super::Code;
 use super::ContainerCtx;
-use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::diagnostic::Diagnostic;
 use crate::k8s::container::{Container, EnvVar, Resource};
 use crate::k8s::resize::InPlace;
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
@@ -45,15 +45,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
                 },
             )
             .note("remove GOMAXPROCS and let the runtime size itself to the limit (GK204 explains the rest)");
-        let fix =
-            cx.c.env_node
-                .and_then(|env| crate::fix::emit::remove_item(cx.fx, env, var.entry))
-                .map(|e| Fix {
-                    applicability: Applicability::Unsafe,
-                    title: "remove the GOMAXPROCS env entry".into(),
-                    edits: vec![e],
-                });
-        out.push(d.with_fix(fix));
+        out.push(d.with_fix(cx.remove_env_fix(var)));
         return;
     }
     let d = cx.go_diag(

@@ -166,6 +166,16 @@ impl ContainerCtx<'_, '_> {
 }
 
 impl<'a> ContainerCtx<'a, '_> {
+    /// An unsafe fix that removes `var`'s entry from the container's env.
+    pub fn remove_env_fix(&self, var: &crate::k8s::EnvVar) -> Option<crate::diagnostic::Fix> {
+        let edit = crate::fix::emit::remove_item(self.fx, self.c.env_node?, var.entry)?;
+        Some(crate::diagnostic::Fix {
+            applicability: crate::diagnostic::Applicability::Unsafe,
+            title: format!("remove the {} env entry", var.name),
+            edits: vec![edit],
+        })
+    }
+
     /// Whether `r` can change while the container runs, and by whom (see [`crate::k8s::resize`]).
     pub fn in_place(
         &self,
