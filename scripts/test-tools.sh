@@ -35,6 +35,9 @@ readonly KUSTOMIZE_VERSION=v5.8.2
 # actionlint checks the GitHub workflows (.github/workflows/), built the same way.
 readonly ACTIONLINT_MODULE=github.com/rhysd/actionlint/cmd/actionlint
 readonly ACTIONLINT_VERSION=v1.7.12
+# crane serves a registry on loopback and builds the images that tests/images.rs inspects.
+readonly CRANE_MODULE=github.com/google/go-containerregistry/cmd/crane
+readonly CRANE_VERSION=v0.22.1
 # maturin builds the Python wheel (pyproject.toml) that tests/packaging.rs installs; it goes into
 # pre-commit's virtualenv. It needs tomli only on Python before 3.11, which the marker expresses.
 readonly MATURIN_VERSION=1.16.0
@@ -57,6 +60,7 @@ gobin=$dir/go/bin
 helm=$gobin/helm
 kustomize=$gobin/kustomize
 actionlint=$gobin/actionlint
+crane=$gobin/crane
 maturin=$venv/bin/maturin
 wheels=$dir/wheels
 setuptools_wheel=$wheels/setuptools-$SETUPTOOLS_WHEEL_VERSION-py3-none-any.whl
@@ -85,6 +89,7 @@ all_ready() {
         ready helm "$HELM_VERSION" && [[ -x $helm ]] &&
         ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]] &&
         ready actionlint "$ACTIONLINT_VERSION" && [[ -x $actionlint ]] &&
+        ready crane "$CRANE_VERSION" && [[ -x $crane ]] &&
         ready maturin "$MATURIN_VERSION" && [[ -x $maturin ]] &&
         ready setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION" && [[ -f $setuptools_wheel ]]
 }
@@ -95,6 +100,7 @@ report() {
     echo "HELM=$helm"
     echo "KUSTOMIZE=$kustomize"
     echo "ACTIONLINT=$actionlint"
+    echo "CRANE=$crane"
     echo "MATURIN=$maturin"
     echo "SETUPTOOLS_WHEEL=$setuptools_wheel"
 }
@@ -243,6 +249,8 @@ ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]] ||
     install_go_tool kustomize "$KUSTOMIZE_MODULE" "$KUSTOMIZE_VERSION" version
 ready actionlint "$ACTIONLINT_VERSION" && [[ -x $actionlint ]] ||
     install_go_tool actionlint "$ACTIONLINT_MODULE" "$ACTIONLINT_VERSION" -version
+ready crane "$CRANE_VERSION" && [[ -x $crane ]] ||
+    install_go_tool crane "$CRANE_MODULE" "$CRANE_VERSION" version
 # maturin and the setuptools wheel use the virtualenv, so they come after pre-commit too.
 ready maturin "$MATURIN_VERSION" && [[ -x $maturin ]] || install_maturin
 ready setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION" && [[ -f $setuptools_wheel ]] ||

@@ -405,6 +405,27 @@ pub fn containers(src: &Source, cfg: &Config) -> Vec<ContainerRow> {
     rows
 }
 
+/// The image references of a source's containers, as written (`--inspect-images`).
+pub fn images(src: &Source, cfg: &Config) -> Vec<String> {
+    let y = yaml::parse(src.yaml_text(), src.bom_len);
+    let mut out = Vec::new();
+    for doc in &y.docs {
+        let Some(root) = doc.root else { continue };
+        for obj in k8s::objects(&y, root) {
+            let Some(spec) = k8s::pod_spec(&y, &obj, cfg) else {
+                continue;
+            };
+            let pod = Pod::read(&y, spec);
+            out.extend(
+                pod.containers
+                    .iter()
+                    .filter_map(|c| c.image.map(str::to_string)),
+            );
+        }
+    }
+    out
+}
+
 /// By position, then code; stable. A stream's thousands of diagnostics are large to move at every
 /// step of a sort, so their keys are sorted and the diagnostics then swapped into place, in the
 /// list they are in (collecting them into new lists cost a stream two fresh copies).

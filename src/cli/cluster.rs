@@ -55,6 +55,7 @@ impl ClusterArgs {
             exclude: Vec::new(),
             extend_exclude: Vec::new(),
             new_from_rev: None,
+            images: Default::default(),
         }
     }
 }

@@ -90,6 +90,7 @@ pub fn run(a: FixArgs) -> i32 {
     };
     p.read_surroundings();
     p.index();
+    p.inspect_images(&a.common.images);
     if let Some(chart) = &p.chart {
         if a.common.helm.is_some() {
             return run_helm(&a, &p, chart);

@@ -109,10 +109,36 @@ pub struct LintArgs {
     /// branch or tag), matched by fingerprint, so that moved lines are not new findings.
     #[arg(long, value_name = "REV")]
     pub new_from_rev: Option<String>,
+    #[command(flatten)]
+    pub images: ImageArgs,
     /// Benchmarks only: read, decode and parse every input the same way, then stop, so that the
     /// cost of linting can be compared with the cost of just reading the YAML.
     #[arg(long, hide = true)]
     pub parse_only: bool,
+}
+
+/// Reading the containers' images from their registries.
+#[derive(Args, Debug, Clone, Default)]
+pub struct ImageArgs {
+    /// Read each container image from its registry (manifest, config, and the layers holding the
+    /// entrypoint) and judge the runtime from the executable itself: Go's build info, another
+    /// ELF, or an interpreter. Results are cached by digest ($GOLINT_K8S_CACHE, else the user
+    /// cache directory); a tag's digest is kept for 10 minutes.
+    #[arg(long)]
+    pub inspect_images: bool,
+    /// With --inspect-images: use the cache only, never the network.
+    #[arg(long, requires = "inspect_images")]
+    pub offline: bool,
+    /// With --inspect-images: the platform picked from a multi-platform image.
+    #[arg(long, value_name = "OS/ARCH[/VARIANT]", default_value = "linux/amd64")]
+    pub platform: String,
+    /// With --inspect-images: a registry (host or host:port) read over plain HTTP, as loopback
+    /// registries are (repeatable).
+    #[arg(long = "insecure-registry", value_name = "HOST")]
+    pub insecure_registry: Vec<String>,
+    /// With --inspect-images: the timeout of each registry request, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    pub registry_timeout: u64,
 }
 
 fn selection(a: &LintArgs) -> Result<Selection, Error> {
@@ -359,6 +385,64 @@ impl Prepared {
         });
     }
 
+    /// `--inspect-images`: read every distinct image of the inputs from its registry, once, and
+    /// record the facts for [`crate::runtime::GoView::decide`]. An image that cannot be read is a
+    /// note here and on its containers; the lint goes on with the manifests' evidence.
+    pub fn inspect_images(&mut self, a: &ImageArgs) {
+        if !a.inspect_images {
+            return;
+        }
+        #[cfg(not(feature = "images"))]
+        {
+            say!("note: --inspect-images needs the feature `images`, which this build was made without");
+        }
+        #[cfg(feature = "images")]
+        {
+            // Standard input can be read once: kept, to be linted from the same bytes.
+            for input in &mut self.inputs {
+                if let Input::Stdin = input {
+                    let mut bytes = Vec::new();
+                    let read = std::io::stdin()
+                        .lock()
+                        .take(crate::source::MAX_FILE_BYTES + 1)
+                        .read_to_end(&mut bytes);
+                    if read.is_ok() {
+                        *input = Input::Rendered {
+                            name: self.stdin_name.clone(),
+                            config_path: PathBuf::from(&self.stdin_name),
+                            bytes,
+                        };
+                    }
+                }
+            }
+            // Unreadable inputs are reported when they are linted.
+            let (lists, _) = self.map_inputs(|loaded, cfg| match loaded {
+                Ok(src) => crate::lint::images(&src, cfg),
+                Err(_) => Vec::new(),
+            });
+            let mut refs: Vec<String> = lists.into_iter().flatten().collect();
+            refs.sort();
+            refs.dedup();
+            let opts = crate::image::registry::Options {
+                offline: a.offline,
+                platform: a.platform.clone(),
+                insecure: a.insecure_registry.clone(),
+                timeout: std::time::Duration::from_secs(a.registry_timeout.max(1)),
+                ..Default::default()
+            };
+            let facts = crate::image::registry::inspect_all(&refs, &opts);
+            let mut failed: Vec<_> = facts
+                .iter()
+                .filter_map(|(r, f)| Some((r, f.as_ref().err()?)))
+                .collect();
+            failed.sort();
+            for (r, e) in failed {
+                say!("note: image {r} was not inspected: {e}");
+            }
+            crate::image::set_inspected(facts);
+        }
+    }
+
     /// Collect the LimitRanges and VPAs of every input file, for the others to use. Only files
     /// whose bytes name one of those kinds are parsed. A single input needs no index (its own
     /// objects are read as it is linted), and standard input is read only once, when linted, so
@@ -427,6 +511,7 @@ pub fn run(a: LintArgs) -> i32 {
     }
     p.read_surroundings();
     p.index();
+    p.inspect_images(&a.images);
     if a.show_containers {
         return show_containers(&a, &p);
     }

@@ -27,6 +27,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if cx.env_from_value("GOMEMLIMIT").is_some() || cx.env_from_value("AUTOMEMLIMIT").is_some() {
         return;
     }
+    // The image's ENV sets it.
+    if cx.go.image_env("GOMEMLIMIT").is_some() || cx.go.image_env("AUTOMEMLIMIT").is_some() {
+        return;
+    }
     let bytes = limit.quantity.value_ceil();
     let target = gomemlimit_for(bytes, cx.cfg.gomemlimit_ratio);
     let mut d = cx.go_diag(

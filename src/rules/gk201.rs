@@ -25,6 +25,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if cx.c.env_var("GOMAXPROCS").is_some() || cx.env_from_value("GOMAXPROCS").is_some() {
         return;
     }
+    // The image's ENV sets it.
+    if cx.go.image_env("GOMAXPROCS").is_some() {
+        return;
+    }
     let l = limit_millis(&limit.quantity);
     let quota = quota_ms(l);
     // An assumed node of 16 CPUs when node-cpus is not set, and said to be one.

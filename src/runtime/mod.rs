@@ -55,8 +55,15 @@ pub struct GoView<'a> {
     pub sizes_gomemlimit: Option<Sizing<'a>>,
     /// The main package behind a `ko://` image, when its source is in the linted tree.
     pub main: Option<Arc<MainPackage>>,
-    /// The env's GODEBUG, when its last entry is written in the manifest.
+    /// The env's GODEBUG, when its last entry is written in the manifest (or, failing that, in
+    /// the inspected image's config).
     pub godebug: Option<&'a str>,
+    /// What `--inspect-images` read from the container's image, when it applies to what the
+    /// container runs (its `command` does not replace the entrypoint).
+    pub image: Option<&'a crate::image::ImageFacts>,
+    /// What `--inspect-images` could not tell of the image (it could not be read, or its
+    /// entrypoint was not found), for the notes.
+    pub image_note: Option<String>,
 }
 
 /// The CPU numbers a container's GOMAXPROCS depends on.
@@ -144,6 +151,8 @@ pub enum WhyGo<'a> {
         word: &'static str,
         language: &'static str,
     },
+    /// The image itself, read from its registry (`--inspect-images`).
+    Image(&'a crate::image::ImageFacts),
     /// The built-in catalog of images: the image and its entry.
     Catalog {
         image: &'a str,
@@ -163,6 +172,8 @@ pub enum WhyVersion<'a> {
     Config(Option<&'a str>, GoVersion),
     /// The `go` line of the main module behind a `ko://` image ([`GoView::main`]).
     GoMod,
+    /// The build info of the image's executable (`--inspect-images`).
+    Image(&'a crate::image::ImageFacts),
     /// The catalog: the program's main module says `go 1.25` or later from this release on.
     Catalog(&'static catalog::Entry),
     Unknown,
@@ -175,6 +186,11 @@ pub enum Sizing<'a> {
     Config(&'a str),
     /// The main package imports a package that does it at start-up.
     Import(&'static catalog::Framework),
+    /// The image's executable links a module that does it (`--inspect-images`).
+    Image {
+        facts: &'a crate::image::ImageFacts,
+        framework: &'static catalog::Framework,
+    },
     /// The catalog says this program does it, from a release on.
     Catalog {
         entry: &'static catalog::Entry,
@@ -240,6 +256,10 @@ impl WhyGo<'_> {
                 }
                 let _ = write!(s, " (catalog: {})", entry.source);
             }
+            WhyGo::Image(f) => {
+                s.push_str("the entrypoint read ");
+                s.push_str(&f.describe());
+            }
             WhyGo::AssumeGo { on: true } => {
                 s.push_str("assume-go is on (the default) and nothing says otherwise")
             }
@@ -278,6 +298,22 @@ impl Sizing<'_> {
                     None => format!("its main package imports {} ({how})", f.import),
                 }
             }
+            Sizing::Image { facts, framework } => {
+                let how = framework
+                    .gomaxprocs
+                    .as_ref()
+                    .or(framework.gomemlimit.as_ref())
+                    .map_or("", |x| x.how.as_str());
+                let version = facts
+                    .go()
+                    .and_then(|g| g.dep(&framework.import))
+                    .unwrap_or("");
+                format!(
+                    "the executable of image {} links {} {version} ({how})",
+                    facts.short_digest(),
+                    framework.import
+                )
+            }
             Sizing::Catalog { entry, sizing } => match &sizing.since {
                 Some(v) => format!(
                     "{} does it since release {v}: {} (catalog: {})",
@@ -315,7 +351,39 @@ impl<'a> GoView<'a> {
                 })
             })
             .map(|(e, _)| e);
-        let (is_go, language, why_go) = detect_go(y, annotations, c, cfg, image, entry, manifest);
+        let inspected = c.image.and_then(crate::image::inspected);
+        let facts = inspected
+            .and_then(|r| r.as_ref().ok())
+            .filter(|f| image_runs(y, c, f));
+        let image_note = match inspected {
+            Some(Err(e)) => Some(format!("the image was not read: {e}")),
+            Some(Ok(f)) => match &f.kind {
+                crate::image::Runtime::Unknown(why) => Some(format!(
+                    "image {} did not show its runtime: {why}",
+                    f.short_digest()
+                )),
+                _ => None,
+            },
+            None => None,
+        };
+        let (is_go, language, why_go) = detect_go(
+            y,
+            annotations,
+            c,
+            cfg,
+            ImageSigns {
+                reference: image,
+                entry,
+                facts,
+            },
+            manifest,
+        );
+        // The image's facts count only for a Go program: another runtime's image says nothing of
+        // the Go version.
+        let facts = match why_go {
+            WhyGo::Image(_) => facts,
+            _ => facts.filter(|f| f.go().is_some() && is_go),
+        };
         // A Go service built by a Dockerfile in the tree: its module, as for `ko://`.
         let main = match why_go {
             WhyGo::Build(b) if main.is_none() => b.main.clone(),
@@ -332,7 +400,13 @@ impl<'a> GoView<'a> {
                 },
             };
         if version.is_none() {
-            if let Some(g) = main.as_ref().and_then(|m| m.go) {
+            let from_image = facts.and_then(|f| {
+                let toolchain = f.go()?.go_version.split(' ').next()?;
+                Some((f, GoVersion::parse(toolchain)?))
+            });
+            if let Some((f, g)) = from_image {
+                (version, why_version) = (Some(g), WhyVersion::Image(f));
+            } else if let Some(g) = main.as_ref().and_then(|m| m.go) {
                 (version, why_version) = (Some(g), WhyVersion::GoMod);
             } else if let (Some(e), Some(image)) = (entry.filter(|e| e.is_go()), image) {
                 if let Some(since) = &e.go_1_25_since {
@@ -351,7 +425,12 @@ impl<'a> GoView<'a> {
             sizes_gomaxprocs: None,
             sizes_gomemlimit: None,
             main,
-            godebug: c.env_var("GODEBUG").and_then(|v| v.literal()),
+            godebug: match c.env_var("GODEBUG") {
+                Some(v) => v.literal(),
+                None => facts.and_then(|f| f.env_var("GODEBUG")),
+            },
+            image: facts,
+            image_note,
         };
         if is_go {
             view.sizes_gomaxprocs = view.sizing(
@@ -387,6 +466,14 @@ impl<'a> GoView<'a> {
     ) -> Option<Sizing<'a>> {
         if let Some(pattern) = c.image.and_then(|i| globs.matching(i)) {
             return Some(Sizing::Config(pattern));
+        }
+        // The executable itself: it links the module or it does not.
+        if let Some((facts, go)) = self.image.and_then(|f| Some((f, f.go()?))) {
+            let framework = catalog::CATALOG
+                .frameworks
+                .iter()
+                .find(|f| of_framework(f).is_some() && go.dep(&f.import).is_some());
+            return framework.map(|framework| Sizing::Image { facts, framework });
         }
         if let Some(m) = &self.main {
             let framework = catalog::CATALOG.frameworks.iter().find(|f| {
@@ -445,6 +532,12 @@ impl<'a> GoView<'a> {
     }
 
     fn build_godebug(&self, key: &str) -> Option<(&str, &str)> {
+        if let Some(g) = self.image.and_then(|f| f.go()) {
+            return Some((
+                g.default_godebug(key)?,
+                "the image's build (DefaultGODEBUG)",
+            ));
+        }
         let m = self.main.as_ref()?;
         Some((m.godebug(key)?, m.gomod.as_str()))
     }
@@ -505,6 +598,12 @@ impl<'a> GoView<'a> {
         says(n, why)
     }
 
+    /// A variable the inspected image's config sets (`ENV`), which the container inherits
+    /// unless its own env sets the name.
+    pub fn image_env(&self, name: &str) -> Option<&str> {
+        self.image?.env_var(name)
+    }
+
     pub fn version_below(&self, v: GoVersion) -> bool {
         self.version.is_some_and(|have| have < v)
     }
@@ -514,7 +613,10 @@ impl<'a> GoView<'a> {
         let main = self.main.as_deref();
         crate::diagnostic::RuntimeInfo {
             language: self.language.map(str::to_string),
-            evidence: self.why_go.describe(),
+            evidence: match &self.image_note {
+                Some(n) => format!("{}; {n}", self.why_go.describe()),
+                None => self.why_go.describe(),
+            },
             assumed: self.is_go && self.assumed(),
             // A declared Go version says nothing about a container that does not run Go.
             go_version: self.version.filter(|_| self.is_go).map(|v| v.to_string()),
@@ -558,6 +660,17 @@ impl<'a> GoView<'a> {
                     let _ = write!(s, "the go line of {}", m.gomod);
                 }
             }
+            WhyVersion::Image(f) => {
+                if let Some(g) = f.go() {
+                    let _ = write!(
+                        s,
+                        "the build info of {} in image {}: {}",
+                        g.path,
+                        f.short_digest(),
+                        g.go_version
+                    );
+                }
+            }
             WhyVersion::Catalog(e) => {
                 let _ = write!(
                     s,
@@ -593,8 +706,31 @@ impl<'a> GoView<'a> {
             }
             None => s.push_str("; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)"),
         }
+        if let Some(n) = &self.image_note {
+            let _ = write!(s, "; {n}");
+        }
         s
     }
+}
+
+/// Whether the image's entrypoint is what the container runs: a `command` replaces it (unless it
+/// names the same program), and `args` replace a program that came from the image's `Cmd`.
+fn image_runs(y: &Yaml, c: &Container, f: &crate::image::ImageFacts) -> bool {
+    let first = |n: Option<NodeId>| n.and_then(|n| y.items(n).first().and_then(|&i| y.str(i)));
+    match (c.command, c.args) {
+        (Some(_), _) => {
+            first(c.command).is_some_and(|w| f.entrypoint.first().is_some_and(|e| e == w))
+        }
+        (None, Some(_)) if f.from_cmd => false,
+        _ => true,
+    }
+}
+
+/// What a container's image says: its reference, its catalog entry, and what was read from it.
+struct ImageSigns<'a> {
+    reference: Option<catalog::ImageRef<'a>>,
+    entry: Option<&'static catalog::Entry>,
+    facts: Option<&'a crate::image::ImageFacts>,
 }
 
 fn detect_go<'a>(
@@ -602,10 +738,14 @@ fn detect_go<'a>(
     annotations: &[Option<NodeId>; 2],
     c: &'a Container,
     cfg: &'a Config,
-    reference: Option<catalog::ImageRef<'a>>,
-    entry: Option<&'static catalog::Entry>,
+    image: ImageSigns<'a>,
     manifest: Option<&std::path::Path>,
 ) -> (bool, Option<&'a str>, WhyGo<'a>) {
+    let ImageSigns {
+        reference,
+        entry,
+        facts,
+    } = image;
     let by = |language: &'a str, why: WhyGo<'a>| (language == "go", Some(language), why);
     if let Some((v, _, per_container)) =
         container_annotation(y, annotations, c, "golint-k8s.io/runtime")
@@ -622,6 +762,12 @@ fn detect_go<'a>(
         }
         if let Some(pattern) = cfg.non_go_images.matching(image) {
             return by("other", WhyGo::ConfigImages { go: false, pattern });
+        }
+    }
+    // The image's own entrypoint, read from the registry: a fact, above every guess.
+    if let Some(f) = facts {
+        if let Some(language) = f.language() {
+            return by(language, WhyGo::Image(f));
         }
     }
     if let Some(v) = c.env.iter().find(|e| GO_ENV_VARS.contains(&e.name)) {
@@ -980,6 +1126,8 @@ mod tests {
                 sizes_gomemlimit: None,
                 main: None,
                 godebug: None,
+                image: None,
+                image_note: None,
             }
             .note()
         };

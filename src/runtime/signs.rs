@@ -138,7 +138,7 @@ const PROGRAMS: &[(&str, &str)] = &[
 ];
 
 /// Programs that only start another one: the program after them is the one that runs.
-const WRAPPERS: &[&str] = &[
+pub(crate) const WRAPPERS: &[&str] = &[
     "tini",
     "dumb-init",
     "exec",
@@ -187,7 +187,7 @@ fn program_language(word: &str) -> Option<&'static str> {
 
 /// The program a word list runs, looking through wrappers, `sh -c "…"` scripts and
 /// `go run`. `depth` bounds the nesting of shell scripts.
-pub(super) fn sign_of_words<'y>(words: &[&'y str], depth: u8) -> Option<CommandSign<'y>> {
+pub(crate) fn sign_of_words<'y>(words: &[&'y str], depth: u8) -> Option<CommandSign<'y>> {
     let mut i = 0;
     while i < words.len() {
         let w = words[i];

@@ -1,5 +1,5 @@
 //! The pinned external tools that some integration tests drive (the SARIF Multitool, pre-commit,
-//! the official SARIF schema, Helm, Kustomize), installed by `scripts/test-tools.sh` into `target/test-tools`.
+//! the official SARIF schema, Helm, Kustomize, crane), installed by `scripts/test-tools.sh` into `target/test-tools`.
 //!
 //! Include with `mod tools;` and call [`ensure`]: it returns `None` only where the tools cannot be
 //! had (no npm, no python3, no go, another platform), after printing one line saying so, and the caller
@@ -24,6 +24,9 @@ pub struct Tools {
     pub helm: PathBuf,
     /// `kustomize` (v5), built from its Go module.
     pub kustomize: PathBuf,
+    /// `crane` (go-containerregistry), built from its Go module: a registry on loopback and the
+    /// images pushed to it.
+    pub crane: PathBuf,
 }
 
 /// The script's exit status for "this machine cannot have the tools", as opposed to a failure.
@@ -79,6 +82,7 @@ fn install() -> Option<Tools> {
         sarif_schema: take("SARIF_SCHEMA"),
         helm: take("HELM"),
         kustomize: take("KUSTOMIZE"),
+        crane: take("CRANE"),
     })
 }
 

@@ -1,0 +1,649 @@
+//! Reading images from their registries (`lint --inspect-images`): the manifest (an index gives
+//! the platform's), the config (Entrypoint, Cmd, Env, WorkingDir), then the layers, top first and
+//! only until the entrypoint's file is found, and that file's Go build info.
+//!
+//! Facts are cached as JSON by digest under the cache directory, so a second run asks the registry
+//! for no blob; a tag's digest is kept for [`TAG_TTL`]. Every request has a timeout, each layer a
+//! size cap, and a failure is the image's error message, never the run's end.
+
+use super::layers::{self, Found};
+use super::{buildinfo, GoSummary, ImageFacts, Runtime};
+use futures_util::StreamExt;
+use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::manifest::{ImageIndexEntry, OciDescriptor};
+use oci_client::secrets::RegistryAuth;
+use oci_client::{Client, Reference};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// How long a tag's digest is trusted before the registry is asked again.
+pub const TAG_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// The PATH of an image config without one (Docker's default).
+const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// Symbolic links followed from the entrypoint to its file.
+const MAX_LINKS: usize = 8;
+
+/// How images are read.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Use the cache only; an image not in it is an error.
+    pub offline: bool,
+    /// `os/arch[/variant]` picked from an index.
+    pub platform: String,
+    /// Registries (host or host:port) read over plain HTTP besides the loopback ones.
+    pub insecure: Vec<String>,
+    /// Where facts are cached; None: no cache.
+    pub cache_dir: Option<PathBuf>,
+    /// The timeout of each request (connecting, and each read).
+    pub timeout: Duration,
+    /// The most compressed bytes read of one layer.
+    pub layer_cap: u64,
+    /// Images read at once.
+    pub concurrency: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            offline: false,
+            platform: "linux/amd64".to_string(),
+            insecure: Vec::new(),
+            cache_dir: default_cache_dir(),
+            timeout: Duration::from_secs(30),
+            layer_cap: 512 << 20,
+            concurrency: 4,
+        }
+    }
+}
+
+/// `$GOLINT_K8S_CACHE` when set, else the platform's cache directory with `golint-k8s` below it.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    let env = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = env("GOLINT_K8S_CACHE") {
+        return Some(dir);
+    }
+    let base = if cfg!(target_os = "macos") {
+        env("HOME").map(|h| h.join("Library").join("Caches"))
+    } else if cfg!(windows) {
+        env("LOCALAPPDATA")
+    } else {
+        env("XDG_CACHE_HOME").or_else(|| env("HOME").map(|h| h.join(".cache")))
+    };
+    base.map(|b| b.join("golint-k8s"))
+}
+
+/// Inspect every reference (at most [`Options::concurrency`] at once) and say what each gave.
+/// References that are not registry images (`ko://…`, templates) are left out.
+pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<ImageFacts, String>> {
+    let parsed: Vec<(String, Reference)> = refs
+        .iter()
+        .filter(|r| !r.contains("://") && !r.contains("{{") && !r.contains('$'))
+        .filter_map(|r| Some((r.clone(), Reference::try_from(r.as_str()).ok()?)))
+        .collect();
+    if parsed.is_empty() {
+        return HashMap::new();
+    }
+    // The TLS provider of the process (ring), once; a second install is refused harmlessly.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            let why = format!("cannot start the I/O runtime: {e}");
+            return parsed
+                .into_iter()
+                .map(|(r, _)| (r, Err(why.clone())))
+                .collect();
+        }
+    };
+    let client = client(&parsed, opts);
+    runtime.block_on(async {
+        futures_util::stream::iter(parsed)
+            .map(|(text, reference)| {
+                let client = &client;
+                async move {
+                    // Every request has its timeout; this bounds the image as a whole.
+                    let deadline = opts.timeout * 8;
+                    let facts =
+                        match tokio::time::timeout(deadline, inspect(client, &reference, opts))
+                            .await
+                        {
+                            Ok(r) => r,
+                            Err(_) => Err(format!("gave up after {}s", deadline.as_secs())),
+                        };
+                    (text, facts)
+                }
+            })
+            .buffer_unordered(opts.concurrency.max(1))
+            .collect::<HashMap<_, _>>()
+            .await
+    })
+}
+
+/// Whether a registry is reached over plain HTTP: loopback, or named by `--insecure-registry`.
+fn plain_http(registry: &str, insecure: &[String]) -> bool {
+    let host = match registry.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(rest),
+        None => registry.split(':').next().unwrap_or(registry),
+    };
+    matches!(host, "127.0.0.1" | "localhost" | "::1")
+        || insecure.iter().any(|i| i == registry || i == host)
+}
+
+fn client(refs: &[(String, Reference)], opts: &Options) -> Client {
+    let plain: Vec<String> = refs
+        .iter()
+        .map(|(_, r)| r.resolve_registry().to_string())
+        .filter(|r| plain_http(r, &opts.insecure))
+        .collect();
+    let platform = opts.platform.clone();
+    let resolver = move |entries: &[ImageIndexEntry]| pick_platform(entries, &platform);
+    Client::new(ClientConfig {
+        protocol: ClientProtocol::HttpsExcept(plain),
+        platform_resolver: Some(Box::new(resolver)),
+        read_timeout: Some(opts.timeout),
+        connect_timeout: Some(opts.timeout),
+        user_agent: concat!("golint-k8s/", env!("CARGO_PKG_VERSION")),
+        max_concurrent_download: 1,
+        ..Default::default()
+    })
+}
+
+/// The digest of the index entry for `os/arch[/variant]`.
+fn pick_platform(entries: &[ImageIndexEntry], platform: &str) -> Option<String> {
+    let mut want = platform.split('/');
+    let (os, arch, variant) = (want.next()?, want.next()?, want.next());
+    entries
+        .iter()
+        .find(|e| {
+            e.platform.as_ref().is_some_and(|p| {
+                p.os.to_string() == os
+                    && p.architecture.to_string() == arch
+                    && variant.is_none_or(|v| p.variant.as_deref() == Some(v))
+            })
+        })
+        .map(|e| e.digest.clone())
+}
+
+/// A file name for a cache key: letters, digits, `.`, `-` kept, anything else as `_XX`.
+fn file_name(key: &str) -> String {
+    let mut s = String::with_capacity(key.len());
+    for b in key.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("_{b:02x}"));
+        }
+    }
+    s
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct TagEntry {
+    digest: String,
+    /// Seconds since the Unix epoch when the registry said it.
+    at: u64,
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Written to a temporary file and renamed, so a reader never sees half of it. Failing to cache
+/// is not an error.
+fn write_json<T: serde::Serialize>(path: &Path, value: &T) {
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    if let (Ok(bytes), Ok(mut tmp)) = (
+        serde_json::to_vec_pretty(value),
+        tempfile::NamedTempFile::new_in(dir),
+    ) {
+        if std::io::Write::write_all(&mut tmp, &bytes).is_ok() {
+            let _ = tmp.persist(path);
+        }
+    }
+}
+
+async fn inspect(
+    client: &Client,
+    reference: &Reference,
+    opts: &Options,
+) -> Result<ImageFacts, String> {
+    let cache = opts.cache_dir.as_ref().map(|d| d.join("images"));
+    let registry = reference.resolve_registry().to_string();
+    let on = |e: oci_client::errors::OciDistributionError| {
+        // The causes too: "error sending request" says little without "Connection refused".
+        let mut text = format!("registry {registry}: {e}");
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            let c_text = c.to_string();
+            if !text.contains(&c_text) {
+                text.push_str(": ");
+                text.push_str(&c_text);
+            }
+            cause = c.source();
+        }
+        text
+    };
+    let auth = RegistryAuth::Anonymous;
+    // The digest the reference names: written in it, cached from a recent look-up, or asked.
+    let tag_file = cache
+        .as_ref()
+        .map(|c| c.join("tags").join(file_name(&reference.whole())));
+    let digest = match reference.digest() {
+        Some(d) => d.to_string(),
+        None => {
+            let cached = tag_file
+                .as_deref()
+                .and_then(read_json::<TagEntry>)
+                .filter(|t| opts.offline || now().saturating_sub(t.at) < TAG_TTL.as_secs());
+            match cached {
+                Some(t) => t.digest,
+                None if opts.offline => {
+                    return Err("--offline, and the image's digest is not in the cache".into())
+                }
+                None => {
+                    let d = client
+                        .fetch_manifest_digest(reference, &auth)
+                        .await
+                        .map_err(on)?;
+                    if let Some(f) = &tag_file {
+                        write_json(
+                            f,
+                            &TagEntry {
+                                digest: d.clone(),
+                                at: now(),
+                            },
+                        );
+                    }
+                    d
+                }
+            }
+        }
+    };
+    let facts_file = cache.as_ref().map(|c| {
+        c.join("facts")
+            .join(file_name(&format!("{digest}@{}", opts.platform)) + ".json")
+    });
+    if let Some(f) = facts_file.as_deref().and_then(read_json::<ImageFacts>) {
+        return Ok(f);
+    }
+    if opts.offline {
+        return Err(format!(
+            "--offline, and the facts of {digest} are not in the cache"
+        ));
+    }
+    let pinned = reference.clone_with_digest(digest);
+    let (manifest, manifest_digest) = client
+        .pull_image_manifest(&pinned, &auth)
+        .await
+        .map_err(on)?;
+    if manifest.config.size > 4 << 20 {
+        return Err(format!(
+            "the image config is {} bytes",
+            manifest.config.size
+        ));
+    }
+    let mut config = Vec::new();
+    client
+        .pull_blob(&pinned, &manifest.config, &mut config)
+        .await
+        .map_err(on)?;
+    let config: serde_json::Value =
+        serde_json::from_slice(&config).map_err(|e| format!("the image config: {e}"))?;
+    let c = &config["config"];
+    let strings = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let entrypoint = strings(&c["Entrypoint"]);
+    let cmd = strings(&c["Cmd"]);
+    let env: Vec<(String, String)> = strings(&c["Env"])
+        .into_iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) => (k.to_string(), v.to_string()),
+            None => (kv, String::new()),
+        })
+        .collect();
+    let working_dir = c["WorkingDir"].as_str().unwrap_or("/").to_string();
+    let from_cmd = entrypoint.is_empty();
+    let argv: Vec<String> = entrypoint.into_iter().chain(cmd).collect();
+    let image_size = manifest.layers.iter().map(|l| l.size.max(0) as u64).sum();
+    let mut facts = ImageFacts {
+        digest: manifest_digest,
+        kind: Runtime::Unknown(String::new()),
+        env,
+        entrypoint: argv,
+        from_cmd,
+        bytes_read: 0,
+        image_size,
+    };
+    let mut layers = Layers {
+        client,
+        image: &pinned,
+        layers: &manifest.layers,
+        cap: opts.layer_cap,
+        bytes_read: 0,
+    };
+    let kind = classify(&mut layers, &facts, &working_dir).await?;
+    facts.kind = kind;
+    facts.bytes_read = layers.bytes_read;
+    if let Some(f) = &facts_file {
+        write_json(f, &facts);
+    }
+    Ok(facts)
+}
+
+/// What the argv runs: an interpreter by its name, else the file it names, found in the layers.
+async fn classify(
+    layers: &mut Layers<'_>,
+    facts: &ImageFacts,
+    working_dir: &str,
+) -> Result<Runtime, String> {
+    let words: Vec<&str> = facts.entrypoint.iter().map(String::as_str).collect();
+    if words.is_empty() {
+        return Ok(Runtime::Unknown(
+            "the image sets no Entrypoint or Cmd".into(),
+        ));
+    }
+    let program = match crate::runtime::signs::sign_of_words(&words, 0) {
+        Some(crate::runtime::signs::CommandSign::Program { word, language })
+            if language != "go" =>
+        {
+            return Ok(Runtime::Interpreter {
+                language: language.to_string(),
+                why: format!("its entrypoint runs {word}"),
+            })
+        }
+        Some(crate::runtime::signs::CommandSign::Script(word)) => {
+            return Ok(Runtime::Interpreter {
+                language: "shell".into(),
+                why: format!("its entrypoint runs the shell script {word}"),
+            })
+        }
+        Some(crate::runtime::signs::CommandSign::Program { word, .. }) => word,
+        None => first_program(&words).ok_or("the entrypoint names no program")?,
+    };
+    let candidates: Vec<String> = if program.contains('/') {
+        let abs = if program.starts_with('/') {
+            program.to_string()
+        } else {
+            format!("{working_dir}/{program}")
+        };
+        vec![layers::normalize(&abs)]
+    } else {
+        facts
+            .env_var("PATH")
+            .unwrap_or(DEFAULT_PATH)
+            .split(':')
+            .filter(|d| d.starts_with('/'))
+            .map(|d| layers::normalize(&format!("{d}/{program}")))
+            .collect()
+    };
+    let Some((path, bytes)) = layers.find(candidates).await? else {
+        return Ok(Runtime::Unknown(format!(
+            "the entrypoint {program} is not in the image"
+        )));
+    };
+    let shown = format!("/{path}");
+    if let Some(line) = bytes.strip_prefix(b"#!") {
+        let line = line.split(|&b| b == b'\n').next().unwrap_or(&[]);
+        let line = String::from_utf8_lossy(line);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let language = match crate::runtime::signs::sign_of_words(&words, 0) {
+            Some(crate::runtime::signs::CommandSign::Program { language, .. }) => language,
+            _ => "shell",
+        };
+        return Ok(Runtime::Interpreter {
+            language: language.to_string(),
+            why: format!("its entrypoint {shown} is a script for {}", line.trim()),
+        });
+    }
+    Ok(match buildinfo::read(&bytes) {
+        buildinfo::Binary::Go(b) => Runtime::Go(GoSummary::from_build_info(&shown, &b)),
+        buildinfo::Binary::GoUnparsable { go_version, .. } => Runtime::Go(GoSummary {
+            path: shown,
+            go_version,
+            deps: Vec::new(),
+            default_godebug: String::new(),
+        }),
+        buildinfo::Binary::NotGo => Runtime::OtherElf { path: shown },
+        buildinfo::Binary::NotElf => Runtime::Unknown(format!(
+            "its entrypoint {shown} is neither an ELF executable nor a script"
+        )),
+    })
+}
+
+/// The program of an argv, past wrappers (`tini --`, `env A=B`).
+fn first_program<'w>(words: &[&'w str]) -> Option<&'w str> {
+    let mut i = 0;
+    while i < words.len() {
+        let w = words[i];
+        let base = w.rsplit('/').next().unwrap_or(w);
+        if crate::runtime::signs::WRAPPERS.contains(&base) {
+            i += 1;
+            while i < words.len()
+                && (words[i].starts_with('-')
+                    || words[i].contains('=')
+                    || words[i].parse::<f64>().is_ok())
+            {
+                i += 1;
+            }
+            continue;
+        }
+        return Some(w);
+    }
+    None
+}
+
+/// An image's layers, read from the registry top first.
+struct Layers<'a> {
+    client: &'a Client,
+    image: &'a Reference,
+    layers: &'a [OciDescriptor],
+    cap: u64,
+    bytes_read: u64,
+}
+
+impl Layers<'_> {
+    /// The first of `candidates` (in order) that the image has as a file, following links, with
+    /// its bytes.
+    async fn find(
+        &mut self,
+        mut candidates: Vec<String>,
+    ) -> Result<Option<(String, Vec<u8>)>, String> {
+        for _ in 0..=MAX_LINKS {
+            let mut state: HashMap<String, Found> = HashMap::new();
+            let mut answer = None;
+            for layer in self.layers.iter().rev() {
+                let open: Vec<String> = candidates
+                    .iter()
+                    .filter(|c| !state.contains_key(*c))
+                    .cloned()
+                    .collect();
+                for (path, found) in self.scan(layer, &open).await? {
+                    state.entry(path).or_insert(found);
+                }
+                // Decided once every candidate before the first file is known not to be there.
+                answer = None;
+                let mut open_before = false;
+                for c in &candidates {
+                    match state.get(c) {
+                        None => {
+                            open_before = true;
+                            break;
+                        }
+                        Some(Found::File(_) | Found::Link(_)) => {
+                            answer = Some(c.clone());
+                            break;
+                        }
+                        Some(Found::Hidden | Found::NotFile) => {}
+                    }
+                }
+                if !open_before {
+                    break;
+                }
+            }
+            // Past the bottom layer, a candidate not seen is simply absent.
+            if answer.is_none() {
+                answer = candidates
+                    .iter()
+                    .find(|c| matches!(state.get(*c), Some(Found::File(_) | Found::Link(_))))
+                    .cloned();
+            }
+            let Some(path) = answer else { return Ok(None) };
+            match state.remove(&path) {
+                Some(Found::File(bytes)) => return Ok(Some((path, bytes))),
+                Some(Found::Link(target)) => {
+                    let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
+                    let next = if target.starts_with('/') {
+                        target
+                    } else {
+                        format!("{dir}/{target}")
+                    };
+                    candidates = vec![layers::normalize(&next)];
+                }
+                _ => return Ok(None),
+            }
+        }
+        Err("the entrypoint is behind too many symbolic links".into())
+    }
+
+    /// Stream one layer into [`layers::scan`], which runs on its own thread and stops the
+    /// download when it has its answer.
+    async fn scan(
+        &mut self,
+        layer: &OciDescriptor,
+        wanted: &[String],
+    ) -> Result<HashMap<String, Found>, String> {
+        if wanted.is_empty() {
+            return Ok(HashMap::new());
+        }
+        if layer.size.max(0) as u64 > self.cap {
+            return Err(format!(
+                "layer {} is {} bytes, above the cap of {}",
+                layer.digest, layer.size, self.cap
+            ));
+        }
+        let mut stream = self
+            .client
+            .pull_blob_stream(self.image, layer)
+            .await
+            .map_err(|e| format!("layer {}: {e}", layer.digest))?;
+        let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<bytes_chunk::Chunk>>();
+        let wanted = wanted.to_vec();
+        let cap = self.cap;
+        let scanner =
+            std::thread::spawn(move || layers::scan(bytes_chunk::Reader::new(rx), &wanted, cap));
+        let mut read = 0u64;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk.map(|c| c.to_vec());
+            if let Ok(c) = &chunk {
+                read += c.len() as u64;
+            }
+            let failed = chunk.is_err();
+            let over = read > self.cap;
+            let chunk = if over {
+                Err(std::io::Error::other("the layer is larger than the cap"))
+            } else {
+                chunk
+            };
+            // The scanner hung up: it has its answer.
+            if tx.send(chunk).is_err() || failed || over {
+                break;
+            }
+        }
+        drop(tx);
+        self.bytes_read += read;
+        let scanned = scanner
+            .join()
+            .map_err(|_| "the layer reader failed".to_string())?;
+        scanned.map_err(|e| format!("layer {}: {e}", layer.digest))
+    }
+}
+
+/// A `Read` over chunks arriving on a channel: the end of the channel is the end of the data.
+mod bytes_chunk {
+    use std::io::Read;
+    use std::sync::mpsc::Receiver;
+
+    pub type Chunk = Vec<u8>;
+
+    pub struct Reader {
+        rx: Receiver<std::io::Result<Chunk>>,
+        buf: Chunk,
+        pos: usize,
+    }
+
+    impl Reader {
+        pub fn new(rx: Receiver<std::io::Result<Chunk>>) -> Reader {
+            Reader {
+                rx,
+                buf: Vec::new(),
+                pos: 0,
+            }
+        }
+    }
+
+    impl Read for Reader {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            while self.pos == self.buf.len() {
+                match self.rx.recv() {
+                    Ok(Ok(chunk)) => {
+                        self.buf = chunk;
+                        self.pos = 0;
+                    }
+                    Ok(Err(e)) => return Err(e),
+                    Err(_) => return Ok(0),
+                }
+            }
+            let n = out.len().min(self.buf.len() - self.pos);
+            out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+            self.pos += n;
+            Ok(n)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_http_only_for_loopback_and_named_hosts() {
+        assert!(plain_http("127.0.0.1:5000", &[]));
+        assert!(plain_http("localhost", &[]));
+        assert!(plain_http("[::1]:5000", &[]));
+        assert!(!plain_http("index.docker.io", &[]));
+        assert!(plain_http("reg.lan:5000", &["reg.lan".into()]));
+        assert!(!plain_http("127.0.0.2.example.com", &[]));
+    }
+
+    #[test]
+    fn wrappers_are_skipped() {
+        assert_eq!(first_program(&["/tini", "--", "/app/x"]), Some("/app/x"));
+        assert_eq!(first_program(&["env", "A=B", "server"]), Some("server"));
+    }
+}
