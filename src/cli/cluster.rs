@@ -51,6 +51,7 @@ impl ClusterArgs {
             release: None,
             chart: None,
             parse_only: false,
+            index_only: false,
             show_containers: false,
             exclude: Vec::new(),
             extend_exclude: Vec::new(),
