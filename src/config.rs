@@ -31,6 +31,7 @@ pub const KEYS: &[&str] = &[
     "exclude",
     "per-file-ignores",
     "pod-spec-paths",
+    "inspect-images",
 ];
 
 /// Where the config's JSON Schema is published, for editors (yaml-language-server).
@@ -147,6 +148,9 @@ pub struct Config {
     /// config's directory), as ruff's option of that name.
     pub per_file_ignores: Vec<(Globs, Vec<crate::rules::Code>)>,
     pub pod_spec_paths: Vec<PodSpecPath>,
+    /// Read the images of this file's containers from their registries, as
+    /// `lint --inspect-images` does for every file.
+    pub inspect_images: bool,
 }
 
 impl Default for Config {
@@ -168,6 +172,7 @@ impl Default for Config {
             exclude: Globs::default(),
             per_file_ignores: Vec::new(),
             pod_spec_paths: Vec::new(),
+            inspect_images: false,
         }
     }
 }
@@ -320,6 +325,7 @@ impl Config {
                     }
                 }
                 "assume-go" => cfg.assume_go = p.bool(v)?,
+                "inspect-images" => cfg.inspect_images = p.bool(v)?,
                 "go-images" => cfg.go_images = p.globs(v)?,
                 "non-go-images" => cfg.non_go_images = p.globs(v)?,
                 "sizes-gomaxprocs" => cfg.sizes_gomaxprocs = p.globs(v)?,

@@ -570,4 +570,26 @@ fn offline_and_unreachable_registries_are_notes() {
     assert!(down.took < Duration::from_secs(10), "took {:?}", down.took);
     let f = findings(&down);
     assert!(f["app"].iter().any(|c| c == "GK201"), "{f:?}");
+
+    // `inspect-images: true` in the config does what the flag does, for its files.
+    std::fs::write(
+        work.path().join(".golint-k8s.yaml"),
+        "inspect-images: true\n",
+    )
+    .unwrap();
+    let by_config = golint(&cache, &["--format", "json"], &manifest);
+    assert!(
+        by_config
+            .stderr
+            .contains("note: image 127.0.0.1:1/nothing/here:v1 was not inspected"),
+        "{}",
+        by_config.stderr
+    );
+    std::fs::write(
+        work.path().join(".golint-k8s.yaml"),
+        "inspect-images: false\n",
+    )
+    .unwrap();
+    let off = golint(&cache, &["--format", "json"], &manifest);
+    assert!(!off.stderr.contains("not inspected"), "{}", off.stderr);
 }

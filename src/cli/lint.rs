@@ -393,7 +393,14 @@ impl Prepared {
     /// record the facts for [`crate::runtime::GoView::decide`]. An image that cannot be read is a
     /// note here and on its containers; the lint goes on with the manifests' evidence.
     pub fn inspect_images(&mut self, a: &ImageArgs) {
-        if !a.inspect_images {
+        // The flag reads every file's images; a config's `inspect-images: true` its files' own.
+        let by_config = |cfg: &Config| a.inspect_images || cfg.inspect_images;
+        let wanted = a.inspect_images
+            || self.inputs.iter().any(|i| match i {
+                Input::File { path, .. } => self.finder.for_file(path).is_ok_and(|c| by_config(&c)),
+                _ => false,
+            });
+        if !wanted {
             return;
         }
         #[cfg(not(feature = "images"))]
@@ -421,8 +428,8 @@ impl Prepared {
             }
             // Unreadable inputs are reported when they are linted.
             let (lists, _) = self.map_inputs(|loaded, cfg| match loaded {
-                Ok(src) => crate::lint::images(&src, cfg),
-                Err(_) => Vec::new(),
+                Ok(src) if by_config(cfg) => crate::lint::images(&src, cfg),
+                _ => Vec::new(),
             });
             let mut refs: Vec<String> = lists.into_iter().flatten().collect();
             refs.sort();
