@@ -97,16 +97,15 @@ pub fn in_place<'a>(y: &Yaml, c: &Container, vpas: &[&'a Vpa], r: Resource) -> O
     })
 }
 
-/// Whether a VPA that targets the workload sets `c`'s `r` when each pod is created, without
-/// resizing running containers. Env computed at start follows such a change; a literal does not.
+/// Whether a VPA that targets the workload sets `c`'s `r` when each pod is created (every mode
+/// but `Off`, the in-place ones too). Env computed at start follows such a change; a literal does
+/// not, and a restart on resize reads the same literal again.
 pub fn set_at_admission<'a>(c: &Container, vpas: &[&'a Vpa], r: Resource) -> Option<InPlace<'a>> {
     let name = c.name?;
-    vpas.iter()
-        .filter(|v| v.sets_resources() && !v.resizes_in_place())
-        .find_map(|v| {
-            v.controls(name, r).map(|ctl| InPlace {
-                why: Why::Admission(v),
-                limits: ctl.limits,
-            })
+    vpas.iter().filter(|v| v.sets_resources()).find_map(|v| {
+        v.controls(name, r).map(|ctl| InPlace {
+            why: Why::Admission(v),
+            limits: ctl.limits,
         })
+    })
 }
