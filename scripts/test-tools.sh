@@ -38,6 +38,10 @@ readonly ACTIONLINT_VERSION=v1.7.12
 # crane serves a registry on loopback and builds the images that tests/images.rs inspects.
 readonly CRANE_MODULE=github.com/google/go-containerregistry/cmd/crane
 readonly CRANE_VERSION=v0.22.1
+# The CNCF distribution registry, with htpasswd authentication, is the registry that asks for
+# credentials in tests/images_failures.rs.
+readonly DISTRIBUTION_MODULE=github.com/distribution/distribution/v3/cmd/registry
+readonly DISTRIBUTION_VERSION=v3.1.2
 # maturin builds the Python wheel (pyproject.toml) that tests/packaging.rs installs; it goes into
 # pre-commit's virtualenv. It needs tomli only on Python before 3.11, which the marker expresses.
 readonly MATURIN_VERSION=1.16.0
@@ -61,6 +65,7 @@ helm=$gobin/helm
 kustomize=$gobin/kustomize
 actionlint=$gobin/actionlint
 crane=$gobin/crane
+distribution=$gobin/registry
 maturin=$venv/bin/maturin
 wheels=$dir/wheels
 setuptools_wheel=$wheels/setuptools-$SETUPTOOLS_WHEEL_VERSION-py3-none-any.whl
@@ -90,6 +95,7 @@ all_ready() {
         ready kustomize "$KUSTOMIZE_VERSION" && [[ -x $kustomize ]] &&
         ready actionlint "$ACTIONLINT_VERSION" && [[ -x $actionlint ]] &&
         ready crane "$CRANE_VERSION" && [[ -x $crane ]] &&
+        ready registry "$DISTRIBUTION_VERSION" && [[ -x $distribution ]] &&
         ready maturin "$MATURIN_VERSION" && [[ -x $maturin ]] &&
         ready setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION" && [[ -f $setuptools_wheel ]]
 }
@@ -101,6 +107,7 @@ report() {
     echo "KUSTOMIZE=$kustomize"
     echo "ACTIONLINT=$actionlint"
     echo "CRANE=$crane"
+    echo "DISTRIBUTION_REGISTRY=$distribution"
     echo "MATURIN=$maturin"
     echo "SETUPTOOLS_WHEEL=$setuptools_wheel"
 }
@@ -251,6 +258,8 @@ ready actionlint "$ACTIONLINT_VERSION" && [[ -x $actionlint ]] ||
     install_go_tool actionlint "$ACTIONLINT_MODULE" "$ACTIONLINT_VERSION" -version
 ready crane "$CRANE_VERSION" && [[ -x $crane ]] ||
     install_go_tool crane "$CRANE_MODULE" "$CRANE_VERSION" version
+ready registry "$DISTRIBUTION_VERSION" && [[ -x $distribution ]] ||
+    install_go_tool registry "$DISTRIBUTION_MODULE" "$DISTRIBUTION_VERSION" --version
 # maturin and the setuptools wheel use the virtualenv, so they come after pre-commit too.
 ready maturin "$MATURIN_VERSION" && [[ -x $maturin ]] || install_maturin
 ready setuptools-wheel "$SETUPTOOLS_WHEEL_VERSION" && [[ -f $setuptools_wheel ]] ||

@@ -450,6 +450,18 @@ impl Prepared {
             for (r, e) in failed {
                 say!("note: image {r} was not inspected: {e}");
             }
+            // Read, but without an answer (a missing entrypoint, a file that is no program).
+            let mut silent: Vec<_> = facts
+                .iter()
+                .filter_map(|(r, f)| match &f.as_ref().ok()?.kind {
+                    crate::image::Runtime::Unknown(why) => Some((r, why)),
+                    _ => None,
+                })
+                .collect();
+            silent.sort();
+            for (r, why) in silent {
+                say!("note: image {r} did not show its runtime: {why}");
+            }
             crate::image::set_inspected(facts);
         }
     }

@@ -5,11 +5,18 @@
 //! Facts are cached as JSON by digest under the cache directory, so a second run asks the registry
 //! for no blob; a tag's digest is kept for [`TAG_TTL`]. Every request has a timeout, each layer a
 //! size cap, and a failure is the image's error message, never the run's end.
+//!
+//! Credentials come from the Docker config, as `docker` and `crane` read them: an `auths` entry
+//! of `$DOCKER_CONFIG/config.json` (else `~/.docker/config.json`), or the credential helper that
+//! `credHelpers` or `credsStore` names. They are sent as HTTP Basic credentials when the
+//! registry's `/v2/` asks for Basic authentication, or exchanged for a bearer token when it names
+//! a token service; without any, images are read anonymously.
 
 use super::layers::{self, Found};
 use super::{buildinfo, GoSummary, ImageFacts, Runtime};
 use futures_util::StreamExt;
 use oci_client::client::{ClientConfig, ClientProtocol};
+use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::manifest::{ImageIndexEntry, OciDescriptor};
 use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
@@ -106,20 +113,39 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
         }
     };
     let client = client(&parsed, opts);
+    // One look-up per registry; none when the cache is all that is read.
+    let mut creds: HashMap<String, Credentials> = HashMap::new();
+    if !opts.offline {
+        for (_, r) in &parsed {
+            let registry = r.resolve_registry();
+            if !creds.contains_key(registry) {
+                creds.insert(registry.to_string(), credentials(registry, opts.timeout));
+            }
+        }
+    }
+    let anonymous = Credentials {
+        auth: RegistryAuth::Anonymous,
+        said: String::new(),
+    };
     runtime.block_on(async {
         futures_util::stream::iter(parsed)
             .map(|(text, reference)| {
                 let client = &client;
+                let creds = creds
+                    .get(reference.resolve_registry())
+                    .unwrap_or(&anonymous);
                 async move {
                     // Every request has its timeout; this bounds the image as a whole.
                     let deadline = opts.timeout * 8;
-                    let facts =
-                        match tokio::time::timeout(deadline, inspect(client, &reference, opts))
-                            .await
-                        {
-                            Ok(r) => r,
-                            Err(_) => Err(format!("gave up after {}s", deadline.as_secs())),
-                        };
+                    let facts = match tokio::time::timeout(
+                        deadline,
+                        inspect(client, &reference, creds, opts),
+                    )
+                    .await
+                    {
+                        Ok(r) => r,
+                        Err(_) => Err(format!("gave up after {}s", deadline.as_secs())),
+                    };
                     (text, facts)
                 }
             })
@@ -127,6 +153,160 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
             .collect::<HashMap<_, _>>()
             .await
     })
+}
+
+/// How requests to one registry authenticate.
+#[derive(Clone)]
+struct Credentials {
+    auth: RegistryAuth,
+    /// Said when the registry refuses access (401, 403): which credentials were sent, or why none.
+    said: String,
+}
+
+/// The Docker config's credentials for `registry` (host or host:port, `index.docker.io` for
+/// Docker Hub). A credential helper is a program, which may wait for a prompt or a keyring:
+/// waited for at most `timeout`.
+fn credentials(registry: &str, timeout: Duration) -> Credentials {
+    use docker_credential::{CredentialRetrievalError as E, DockerCredential as C};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let key = registry.to_string();
+    // Left behind when it does not answer in time; the process's end ends it.
+    let _ = std::thread::Builder::new()
+        .name("docker-credentials".into())
+        .spawn(move || {
+            let _ = tx.send(docker_credential::get_credential(&key));
+        });
+    let anonymous = |said: String| Credentials {
+        auth: RegistryAuth::Anonymous,
+        said,
+    };
+    match rx.recv_timeout(timeout) {
+        Ok(Ok(C::UsernamePassword(user, password))) => Credentials {
+            auth: RegistryAuth::Basic(user.clone(), password),
+            said: format!("the Docker config's credentials for {registry} (user {user}) were sent"),
+        },
+        Ok(Ok(C::IdentityToken(_))) => anonymous(format!(
+            "the Docker config holds an identity token for {registry}, which is not supported; \
+             the image was read anonymously"
+        )),
+        Ok(Err(E::NoCredentialConfigured | E::ConfigNotFound | E::ConfigReadError)) => {
+            anonymous(format!(
+                "no credentials for {registry} in the Docker config \
+                 ($DOCKER_CONFIG/config.json or ~/.docker/config.json)"
+            ))
+        }
+        Ok(Err(e)) => anonymous(format!(
+            "the Docker config's credentials for {registry} could not be had ({}); the image \
+             was read anonymously",
+            one_line(&e.to_string())
+        )),
+        Err(std::sync::mpsc::RecvTimeoutError::Timeout) => anonymous(format!(
+            "the credential helper for {registry} did not answer within {}s; the image was \
+             read anonymously",
+            timeout.as_secs()
+        )),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => anonymous(format!(
+            "reading the Docker config's credentials for {registry} failed; the image was read \
+             anonymously"
+        )),
+    }
+}
+
+/// Text on one line, at most 300 characters: registries' error bodies can be HTML pages.
+fn one_line(text: &str) -> String {
+    let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if s.len() > 300 {
+        let mut end = 300;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+        s.push('…');
+    }
+    s
+}
+
+/// An error with its causes: "error sending request" says little without "Connection refused".
+fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let c_text = c.to_string();
+        if !text.contains(&c_text) {
+            text.push_str(": ");
+            text.push_str(&c_text);
+        }
+        cause = c.source();
+    }
+    text
+}
+
+/// What a registry's answer means to the user: refused (401, 403: with what credentials), not
+/// there (404), or the error as the client gives it.
+fn registry_error(e: &OciDistributionError, registry: &str, creds: &Credentials) -> String {
+    // The path of a URL on the registry: its host is said already.
+    let path = |url: &str| match url.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or(rest, |i| &rest[i..]).to_string(),
+        None => url.to_string(),
+    };
+    let refused =
+        |how: String| format!("registry {registry} refused access ({how}): {}", creds.said);
+    match e {
+        OciDistributionError::UnauthorizedError { url } => {
+            refused(format!("HTTP 401 Unauthorized for {}", path(url)))
+        }
+        OciDistributionError::AuthenticationFailure(reason) => {
+            refused(format!("its token service said: {}", one_line(reason)))
+        }
+        OciDistributionError::ServerError { code, url, message } => {
+            let message = one_line(message);
+            let detail = if message.is_empty() {
+                String::new()
+            } else {
+                format!(": {message}")
+            };
+            match code {
+                401 | 403 => refused(format!("HTTP {code} for {}{detail}", path(url))),
+                404 => format!("registry {registry}: not found (HTTP 404): {}", path(url)),
+                _ => format!("registry {registry}: HTTP {code} for {}{detail}", path(url)),
+            }
+        }
+        OciDistributionError::RegistryError { envelope, url } => {
+            let said: Vec<String> = envelope
+                .errors
+                .iter()
+                .map(|e| {
+                    let code = serde_json::to_value(&e.code)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_else(|| format!("{:?}", e.code));
+                    format!("{code}: {}", one_line(&e.message))
+                })
+                .collect();
+            let said = said.join("; ");
+            let denied = envelope
+                .errors
+                .iter()
+                .any(|e| matches!(e.code, OciErrorCode::Denied | OciErrorCode::Unauthorized));
+            let missing = envelope.errors.iter().any(|e| {
+                matches!(
+                    e.code,
+                    OciErrorCode::ManifestUnknown
+                        | OciErrorCode::NameUnknown
+                        | OciErrorCode::BlobUnknown
+                        | OciErrorCode::NotFound
+                )
+            });
+            if denied {
+                refused(format!("{said} for {}", path(url)))
+            } else if missing {
+                format!("registry {registry}: not found: {said} ({})", path(url))
+            } else {
+                format!("registry {registry}: {said} ({})", path(url))
+            }
+        }
+        e => format!("registry {registry}: {}", with_causes(e)),
+    }
 }
 
 /// Whether a registry is reached over plain HTTP: loopback, or named by `--insecure-registry`.
@@ -224,25 +404,13 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) {
 async fn inspect(
     client: &Client,
     reference: &Reference,
+    creds: &Credentials,
     opts: &Options,
 ) -> Result<ImageFacts, String> {
     let cache = opts.cache_dir.as_ref().map(|d| d.join("images"));
     let registry = reference.resolve_registry().to_string();
-    let on = |e: oci_client::errors::OciDistributionError| {
-        // The causes too: "error sending request" says little without "Connection refused".
-        let mut text = format!("registry {registry}: {e}");
-        let mut cause = std::error::Error::source(&e);
-        while let Some(c) = cause {
-            let c_text = c.to_string();
-            if !text.contains(&c_text) {
-                text.push_str(": ");
-                text.push_str(&c_text);
-            }
-            cause = c.source();
-        }
-        text
-    };
-    let auth = RegistryAuth::Anonymous;
+    let on = |e: OciDistributionError| registry_error(&e, &registry, creds);
+    let auth = &creds.auth;
     // The digest the reference names: written in it, cached from a recent look-up, or asked.
     let tag_file = cache
         .as_ref()
@@ -261,7 +429,7 @@ async fn inspect(
                 }
                 None => {
                     let d = client
-                        .fetch_manifest_digest(reference, &auth)
+                        .fetch_manifest_digest(reference, auth)
                         .await
                         .map_err(on)?;
                     if let Some(f) = &tag_file {
@@ -292,7 +460,7 @@ async fn inspect(
     }
     let pinned = reference.clone_with_digest(digest);
     let (manifest, manifest_digest) = client
-        .pull_image_manifest(&pinned, &auth)
+        .pull_image_manifest(&pinned, auth)
         .await
         .map_err(on)?;
     if manifest.config.size > 4 << 20 {
@@ -305,7 +473,7 @@ async fn inspect(
     client
         .pull_blob(&pinned, &manifest.config, &mut config)
         .await
-        .map_err(on)?;
+        .map_err(|e| format!("the image config: {}", on(e)))?;
     let config: serde_json::Value =
         serde_json::from_slice(&config).map_err(|e| format!("the image config: {e}"))?;
     let c = &config["config"];
@@ -342,9 +510,12 @@ async fn inspect(
     };
     let mut layers = Layers {
         client,
+        registry: &registry,
+        creds,
         image: &pinned,
         layers: &manifest.layers,
         cap: opts.layer_cap,
+        timeout: opts.timeout,
         bytes_read: 0,
     };
     let kind = classify(&mut layers, &facts, &working_dir).await?;
@@ -461,9 +632,13 @@ fn first_program<'w>(words: &[&'w str]) -> Option<&'w str> {
 /// An image's layers, read from the registry top first.
 struct Layers<'a> {
     client: &'a Client,
+    registry: &'a str,
+    creds: &'a Credentials,
     image: &'a Reference,
     layers: &'a [OciDescriptor],
     cap: u64,
+    /// The timeout of each read, named when a download stops arriving.
+    timeout: Duration,
     bytes_read: u64,
 }
 
@@ -551,18 +726,36 @@ impl Layers<'_> {
             .client
             .pull_blob_stream(self.image, layer)
             .await
-            .map_err(|e| format!("layer {}: {e}", layer.digest))?;
+            .map_err(|e| {
+                let e = registry_error(&e, self.registry, self.creds);
+                format!("layer {}: {e}", layer.digest)
+            })?;
         let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<bytes_chunk::Chunk>>();
         let wanted = wanted.to_vec();
         let cap = self.cap;
         let scanner =
             std::thread::spawn(move || layers::scan(bytes_chunk::Reader::new(rx), &wanted, cap));
         let mut read = 0u64;
+        // Why the download broke off, which the scanner only sees as a failed read.
+        let mut broke = None;
         while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map(|c| c.to_vec());
-            if let Ok(c) = &chunk {
-                read += c.len() as u64;
-            }
+            let chunk = match chunk {
+                Ok(c) => {
+                    read += c.len() as u64;
+                    Ok(c.to_vec())
+                }
+                Err(e) => {
+                    let mut why = with_causes(&e);
+                    if why.contains("timed out") {
+                        why.push_str(&format!(
+                            " (nothing arrived for {}s, the --registry-timeout)",
+                            self.timeout.as_secs()
+                        ));
+                    }
+                    broke = Some(why.clone());
+                    Err(std::io::Error::other(why))
+                }
+            };
             let failed = chunk.is_err();
             let over = read > self.cap;
             let chunk = if over {
@@ -580,7 +773,24 @@ impl Layers<'_> {
         let scanned = scanner
             .join()
             .map_err(|_| "the layer reader failed".to_string())?;
-        scanned.map_err(|e| format!("layer {}: {e}", layer.digest))
+        match (scanned, broke) {
+            (Ok(found), _) => Ok(found),
+            // Every byte arrived, but not the bytes the digest names: the client checks the
+            // digest at the end, which can come before the decoder notices the damage.
+            (Err(_), Some(why))
+                if i64::try_from(read) == Ok(layer.size) && why.contains("digest") =>
+            {
+                Err(format!(
+                    "layer {}: corrupt layer: its content does not match its digest ({why})",
+                    layer.digest
+                ))
+            }
+            (Err(_), Some(why)) => Err(format!(
+                "layer {}: the download from registry {} broke off after {read} of {} bytes: {why}",
+                layer.digest, self.registry, layer.size
+            )),
+            (Err(e), None) => Err(format!("layer {}: {e}", layer.digest)),
+        }
     }
 }
 
@@ -639,6 +849,40 @@ mod tests {
         assert!(!plain_http("index.docker.io", &[]));
         assert!(plain_http("reg.lan:5000", &["reg.lan".into()]));
         assert!(!plain_http("127.0.0.2.example.com", &[]));
+    }
+
+    #[test]
+    fn refusals_and_absences_are_said_plainly() {
+        let creds = Credentials {
+            auth: RegistryAuth::Anonymous,
+            said: "no credentials for r:5000 in the Docker config".into(),
+        };
+        let said = |e: OciDistributionError| registry_error(&e, "r:5000", &creds);
+        assert_eq!(
+            said(OciDistributionError::UnauthorizedError {
+                url: "https://r:5000/v2/app/manifests/v1".into()
+            }),
+            "registry r:5000 refused access (HTTP 401 Unauthorized for /v2/app/manifests/v1): \
+             no credentials for r:5000 in the Docker config"
+        );
+        assert_eq!(
+            said(OciDistributionError::ServerError {
+                code: 403,
+                url: "https://r:5000/v2/app/blobs/sha256:00".into(),
+                message: "<html>\n  forbidden\n</html>".into(),
+            }),
+            "registry r:5000 refused access (HTTP 403 for /v2/app/blobs/sha256:00: <html> \
+             forbidden </html>): no credentials for r:5000 in the Docker config"
+        );
+        assert_eq!(
+            said(OciDistributionError::ServerError {
+                code: 404,
+                url: "http://r:5000/v2/app/manifests/v2".into(),
+                message: String::new(),
+            }),
+            "registry r:5000: not found (HTTP 404): /v2/app/manifests/v2"
+        );
+        assert!(one_line(&"x".repeat(1000)).ends_with('…'));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The pinned external tools that some integration tests drive (the SARIF Multitool, pre-commit,
-//! the official SARIF schema, Helm, Kustomize, crane), installed by `scripts/test-tools.sh` into `target/test-tools`.
+//! the official SARIF schema, Helm, Kustomize, crane, the distribution registry), installed by `scripts/test-tools.sh` into `target/test-tools`.
 //!
 //! Include with `mod tools;` and call [`ensure`]: it returns `None` only where the tools cannot be
 //! had (no npm, no python3, no go, another platform), after printing one line saying so, and the caller
@@ -27,6 +27,9 @@ pub struct Tools {
     /// `crane` (go-containerregistry), built from its Go module: a registry on loopback and the
     /// images pushed to it.
     pub crane: PathBuf,
+    /// The CNCF distribution registry (`registry serve`), built from its Go module: a registry
+    /// that asks for credentials (htpasswd).
+    pub distribution_registry: PathBuf,
 }
 
 /// The script's exit status for "this machine cannot have the tools", as opposed to a failure.
@@ -83,6 +86,7 @@ fn install() -> Option<Tools> {
         helm: take("HELM"),
         kustomize: take("KUSTOMIZE"),
         crane: take("CRANE"),
+        distribution_registry: take("DISTRIBUTION_REGISTRY"),
     })
 }
 

@@ -1,0 +1,904 @@
+//! `lint --inspect-images` when reading an image fails: each failure is a `note:` on stderr and
+//! the container's evidence, the manifest-based findings stay, the exit code is 0 or 1 (never 2),
+//! and nothing hangs.
+//!
+//! A real `crane registry serve` on loopback holds the images; a small proxy written here (threads
+//! over std's TcpListener) stands in front of it, counts the requests and answers chosen paths
+//! itself: 401 with a Basic challenge, 403 with a DENIED error, a layer cut short, a layer of
+//! garbage, a layer that stops arriving half-way. crane's own 404s serve a missing tag and a
+//! missing repository; a text file as the entrypoint and an entrypoint in no layer are images
+//! like any other.
+//!
+//! Credentials: a CNCF distribution registry with htpasswd authentication (its bcrypt line made
+//! here by a tiny Go program), the image pushed with crane through a Docker config holding the
+//! user's credentials; read without a Docker config it is a 401 note, with wrong ones a 401 note
+//! that says they were sent, with the right ones (`auth`, `username`/`password`, or a `credsStore`
+//! helper on PATH) it is judged; a helper that never answers costs one timeout.
+//!
+//! Without `go` or the test tools outside CI, the tests print one line saying they did not run.
+#![cfg(feature = "images")]
+
+mod common;
+mod tools;
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{Shutdown, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
+
+fn tools_and_go() -> Option<tools::Tools> {
+    if !common::go_available() {
+        if std::env::var_os("CI").is_some_and(|v| !v.is_empty()) {
+            panic!("CI must run tests/images_failures.rs, but there is no go command");
+        }
+        println!("images_failures: did not run: no go command on PATH");
+        return None;
+    }
+    tools::ensure()
+}
+
+/// A child process stopped when the test ends, however it ends.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Start `cmd` with its stderr in `log`, and wait for `find` to see the address in the log.
+fn serve(mut cmd: Command, log: &Path, find: impl Fn(&str) -> Option<String>) -> (Server, String) {
+    let file = std::fs::File::create(log).unwrap();
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(file)
+        .spawn()
+        .expect("start a registry");
+    let server = Server(child);
+    let started = Instant::now();
+    loop {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        if let Some(addr) = text.lines().find_map(&find) {
+            return (server, addr);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the registry did not start: {text}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn crane_registry(crane: &Path, dir: &Path) -> (Server, String) {
+    let mut cmd = Command::new(crane);
+    cmd.args(["registry", "serve", "--address", "127.0.0.1:0"]);
+    serve(cmd, &dir.join("crane.log"), |l| {
+        let port = l.split("serving on port ").nth(1)?;
+        Some(format!("127.0.0.1:{}", port.trim()))
+    })
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `go` in `dir` with the local toolchain, CGO off, modules in the tests' cache.
+fn go(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new("go");
+    c.args(args)
+        .current_dir(dir)
+        .env("GOTOOLCHAIN", "local")
+        .env("CGO_ENABLED", "0")
+        .env("GOMODCACHE", common::user_cache("buildinfo").join("mod"))
+        .env("GOFLAGS", "-mod=mod -modcacherw")
+        .env("GOWORK", "off");
+    c
+}
+
+/// A Go program (go.mod at `go 1.26`), built once and cached between runs.
+fn go_binary() -> Vec<u8> {
+    let cache = common::user_cache("image-progs");
+    std::fs::create_dir_all(&cache).unwrap();
+    let tag: u64 = PLAIN.bytes().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    });
+    let bin = cache.join(format!("failures-plain-{tag:016x}"));
+    if let Ok(bytes) = std::fs::read(&bin) {
+        return bytes;
+    }
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("main.go"), PLAIN).unwrap();
+    std::fs::write(
+        src.path().join("go.mod"),
+        "module example.com/plain\n\ngo 1.26\n",
+    )
+    .unwrap();
+    let part = cache.join(format!(".failures-plain-{}.part", std::process::id()));
+    run(
+        &mut go(src.path(), &["build", "-o", part.to_str().unwrap(), "."]),
+        "go build",
+    );
+    std::fs::rename(&part, &bin).unwrap();
+    std::fs::read(&bin).unwrap()
+}
+
+/// An htpasswd line (bcrypt, as distribution requires) made with golang.org/x/crypto/bcrypt.
+fn htpasswd(user: &str, password: &str) -> String {
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(
+        src.path().join("main.go"),
+        "package main\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\n\t\"golang.org/x/crypto/bcrypt\"\n)\n\n\
+         func main() {\n\th, err := bcrypt.GenerateFromPassword([]byte(os.Args[2]), bcrypt.MinCost)\n\
+         \tif err != nil {\n\t\tpanic(err)\n\t}\n\tfmt.Printf(\"%s:%s\\n\", os.Args[1], h)\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.path().join("go.mod"),
+        "module example.com/htpasswd\n\ngo 1.24\n\nrequire golang.org/x/crypto v0.57.0\n",
+    )
+    .unwrap();
+    run(
+        &mut go(src.path(), &["mod", "tidy"]),
+        "go mod tidy (htpasswd)",
+    );
+    run(
+        &mut go(src.path(), &["run", ".", user, password]),
+        "htpasswd",
+    )
+}
+
+/// A gzip-compressed layer of `(path, bytes)` entries, written to `dir/name`.
+fn layer(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
+    let path = dir.join(name);
+    let gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    let mut b = tar::Builder::new(gz);
+    for (p, data) in entries {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o755);
+        h.set_cksum();
+        b.append_data(&mut h, p, *data).unwrap();
+    }
+    b.into_inner().unwrap().finish().unwrap();
+    path
+}
+
+/// `crane append` then `crane mutate`: an image of `layers` at `reg/name:v1`. `config` is the
+/// Docker config directory crane reads credentials from, if any.
+fn image(
+    crane: &Path,
+    config: Option<&Path>,
+    reg: &str,
+    name: &str,
+    layers: &[&Path],
+    mutate: &[&str],
+) -> String {
+    let cmd = |args: &[&str]| {
+        let mut c = Command::new(crane);
+        c.args(args);
+        if let Some(dir) = config {
+            c.env("DOCKER_CONFIG", dir);
+        }
+        c
+    };
+    let base = format!("{reg}/{name}:base");
+    let mut c = cmd(&["append", "-t", &base]);
+    for l in layers {
+        c.arg("-f").arg(l);
+    }
+    run(&mut c, &format!("crane append {name}"));
+    let tag = format!("{reg}/{name}:v1");
+    let mut args = vec!["mutate", base.as_str(), "-t", tag.as_str()];
+    args.extend_from_slice(mutate);
+    run(&mut cmd(&args), &format!("crane mutate {name}"));
+    tag
+}
+
+/// The digest and bytes of an image's top layer, as the registry serves them.
+fn top_layer(crane: &Path, tag: &str) -> (String, Vec<u8>) {
+    let manifest: Value = serde_json::from_str(&run(
+        Command::new(crane).args(["manifest", tag]),
+        "crane manifest",
+    ))
+    .unwrap();
+    let digest = manifest["layers"].as_array().unwrap().last().unwrap()["digest"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let repo = tag.rsplit_once(':').unwrap().0;
+    let out = Command::new(crane)
+        .args(["blob", &format!("{repo}@{digest}")])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "crane blob");
+    (digest, out.stdout)
+}
+
+/// What the proxy answers for a path instead of the registry.
+#[derive(Clone)]
+enum Fault {
+    /// 401 with `WWW-Authenticate: Basic realm=…`.
+    Unauthorized,
+    /// 403 with a DENIED error.
+    Forbidden,
+    /// The blob's headers (its full length) and its first half, then the connection closes.
+    Cut(Arc<Vec<u8>>),
+    /// Gzip's magic number, then bytes that are no deflate stream, as long as the blob.
+    Garbage(usize),
+    /// The blob's headers and its first half, then nothing more: the connection stays open.
+    Stall(Arc<Vec<u8>>),
+}
+
+/// A counting, faulting HTTP proxy on loopback in front of `upstream`.
+struct Proxy {
+    addr: String,
+    /// Request lines ("GET /v2/…") as they arrived.
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+impl Proxy {
+    fn start(upstream: String, faults: Vec<(String, Fault)>) -> Proxy {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let faults = Arc::new(faults);
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(conn) = conn else { continue };
+                let (upstream, faults, log) = (upstream.clone(), faults.clone(), log.clone());
+                std::thread::spawn(move || {
+                    let _ = handle(conn, &upstream, &faults, &log);
+                });
+            }
+        });
+        Proxy { addr, seen }
+    }
+
+    fn count(&self, part: &str) -> usize {
+        self.seen
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains(part))
+            .count()
+    }
+}
+
+/// One request per connection: the answers say `Connection: close`.
+fn handle(
+    mut conn: TcpStream,
+    upstream: &str,
+    faults: &[(String, Fault)],
+    seen: &Mutex<Vec<String>>,
+) -> std::io::Result<()> {
+    conn.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if conn.read(&mut byte)? == 0 {
+            return Ok(());
+        }
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head).into_owned();
+    let line = head.lines().next().unwrap_or("").to_string();
+    seen.lock().unwrap().push(line.clone());
+    let path = line.split(' ').nth(1).unwrap_or("");
+    let is_head = line.starts_with("HEAD ");
+    let fault = faults
+        .iter()
+        .find(|(p, _)| path.contains(p.as_str()))
+        .map(|(_, f)| f.clone());
+    let answer = |conn: &mut TcpStream, status: &str, extra: &str, body: &[u8]| {
+        let head = format!(
+            "HTTP/1.1 {status}\r\n{extra}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        conn.write_all(head.as_bytes())?;
+        if !is_head {
+            conn.write_all(body)?;
+        }
+        conn.flush()
+    };
+    let blob_head = |len: usize| {
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: {len}\r\nConnection: close\r\n\r\n"
+        )
+    };
+    match fault {
+        Some(Fault::Unauthorized) => answer(
+            &mut conn,
+            "401 Unauthorized",
+            "WWW-Authenticate: Basic realm=\"golint-k8s test\"\r\n",
+            br#"{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}"#,
+        ),
+        Some(Fault::Forbidden) => answer(
+            &mut conn,
+            "403 Forbidden",
+            "",
+            br#"{"errors":[{"code":"DENIED","message":"requested access to the resource is denied"}]}"#,
+        ),
+        Some(Fault::Garbage(len)) => {
+            let mut body = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+            let mut x: u32 = 0x2545f491;
+            while body.len() < len {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                body.push(x as u8);
+            }
+            conn.write_all(blob_head(len).as_bytes())?;
+            conn.write_all(&body)
+        }
+        Some(Fault::Cut(blob)) => {
+            conn.write_all(blob_head(blob.len()).as_bytes())?;
+            conn.write_all(&blob[..blob.len() / 2])?;
+            conn.flush()?;
+            conn.shutdown(Shutdown::Both)
+        }
+        Some(Fault::Stall(blob)) => {
+            conn.write_all(blob_head(blob.len()).as_bytes())?;
+            conn.write_all(&blob[..blob.len() / 2])?;
+            conn.flush()?;
+            // Longer than the lint may take; the test process's end closes it.
+            std::thread::sleep(Duration::from_secs(120));
+            Ok(())
+        }
+        None => {
+            let mut up = TcpStream::connect(upstream)?;
+            let mut request = String::new();
+            for l in head.split("\r\n").filter(|l| !l.is_empty()) {
+                if !l.to_ascii_lowercase().starts_with("connection:") {
+                    request.push_str(l);
+                    request.push_str("\r\n");
+                }
+            }
+            request.push_str("Connection: close\r\n\r\n");
+            up.write_all(request.as_bytes())?;
+            std::io::copy(&mut up, &mut conn)?;
+            conn.flush()
+        }
+    }
+}
+
+fn deployment(containers: &[(&str, &str)]) -> String {
+    let mut s = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n",
+    );
+    for (name, image) in containers {
+        s.push_str(&format!(
+            "      - name: {name}\n        image: {image}\n        resources:\n          limits: {{cpu: \"2\", memory: 512Mi}}\n"
+        ));
+    }
+    s
+}
+
+struct Lint {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+fn golint(cache: &Path, docker_config: &Path, args: &[&str], manifest: &Path) -> Lint {
+    golint_in(
+        Command::new(env!("CARGO_BIN_EXE_golint-k8s")),
+        cache,
+        docker_config,
+        args,
+        manifest,
+    )
+}
+
+fn golint_in(
+    mut cmd: Command,
+    cache: &Path,
+    docker_config: &Path,
+    args: &[&str],
+    manifest: &Path,
+) -> Lint {
+    let started = Instant::now();
+    let out = cmd
+        .arg("lint")
+        .args(args)
+        .arg(manifest)
+        .env("GOLINT_K8S_CACHE", cache)
+        .env("DOCKER_CONFIG", docker_config)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    Lint {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        took: started.elapsed(),
+    }
+}
+
+/// Container name → its `runtime` object, from `--show-containers --format json`.
+fn runtimes(l: &Lint) -> HashMap<String, Value> {
+    let doc: Value = serde_json::from_str(&l.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", l.stdout, l.stderr));
+    doc["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["container"].as_str().unwrap().to_string(),
+                c["runtime"].clone(),
+            )
+        })
+        .collect()
+}
+
+/// Container name → the codes of its findings, from `--format json`.
+fn findings(l: &Lint) -> HashMap<String, Vec<String>> {
+    let doc: Value = serde_json::from_str(&l.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", l.stdout, l.stderr));
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for f in doc["findings"].as_array().unwrap() {
+        let c = f["container"].as_str().unwrap_or("").to_string();
+        out.entry(c)
+            .or_default()
+            .push(f["code"].as_str().unwrap().to_string());
+    }
+    out
+}
+
+/// The stderr line that notes `image`.
+fn note<'a>(l: &'a Lint, image: &str) -> &'a str {
+    let want = format!("note: image {image} was not inspected: ");
+    l.stderr
+        .lines()
+        .find(|line| line.starts_with(&want))
+        .unwrap_or_else(|| panic!("no note for {image}:\n{}", l.stderr))
+}
+
+#[test]
+fn registry_failures_are_notes() {
+    let Some(tools) = tools_and_go() else { return };
+    let crane = tools.crane.as_path();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (_registry, upstream) = crane_registry(crane, dir);
+
+    let bin = go_binary();
+    let ep = ["--entrypoint", "/app/server"];
+    // A layer per image: the faults are chosen by blob digest.
+    let lgo = |name: &str| layer(dir, &format!("{name}.tgz"), &[("app/server", &bin)]);
+    let ok = image(crane, None, &upstream, "ok", &[&lgo("ok")], &ep);
+    for name in ["auth401", "forbidden"] {
+        image(crane, None, &upstream, name, &[&lgo(name)], &ep);
+    }
+    let mut broken = HashMap::new();
+    for name in ["corrupt", "truncated", "stalled"] {
+        // The name in the layer makes its digest differ from the others'.
+        let l = layer(
+            dir,
+            &format!("{name}.tgz"),
+            &[("app/name", name.as_bytes()), ("app/server", &bin)],
+        );
+        let tag = image(crane, None, &upstream, name, &[&l], &ep);
+        broken.insert(name, top_layer(crane, &tag));
+    }
+    let text = layer(
+        dir,
+        "text.tgz",
+        &[("app/server", b"this is a text file, not a program\n")],
+    );
+    image(crane, None, &upstream, "nonelf", &[&text], &ep);
+    image(
+        crane,
+        None,
+        &upstream,
+        "noentry",
+        &[&lgo("noentry")],
+        &["--entrypoint", "/app/absent"],
+    );
+    assert!(ok.ends_with("/ok:v1"));
+
+    let blob = |name: &str| format!("/v2/{name}/blobs/{}", broken[name].0);
+    let proxy = Proxy::start(
+        upstream.clone(),
+        vec![
+            ("/v2/auth401/".into(), Fault::Unauthorized),
+            ("/v2/forbidden/".into(), Fault::Forbidden),
+            (blob("corrupt"), Fault::Garbage(broken["corrupt"].1.len())),
+            (
+                blob("truncated"),
+                Fault::Cut(Arc::new(broken["truncated"].1.clone())),
+            ),
+            (
+                blob("stalled"),
+                Fault::Stall(Arc::new(broken["stalled"].1.clone())),
+            ),
+        ],
+    );
+    let p = &proxy.addr;
+    let refs: Vec<(&str, String)> = [
+        ("ok", "ok:v1"),
+        ("auth401", "auth401:v1"),
+        ("forbidden", "forbidden:v1"),
+        ("notag", "ok:no-such-tag"),
+        ("norepo", "no-such-repo:v1"),
+        ("corrupt", "corrupt:v1"),
+        ("truncated", "truncated:v1"),
+        ("stalled", "stalled:v1"),
+        ("nonelf", "nonelf:v1"),
+        ("noentry", "noentry:v1"),
+    ]
+    .into_iter()
+    .map(|(c, r)| (c, format!("{p}/{r}")))
+    .collect();
+    let containers: Vec<(&str, &str)> = refs.iter().map(|(c, r)| (*c, r.as_str())).collect();
+    let image_of: HashMap<&str, &str> = containers.iter().copied().collect();
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(&manifest, deployment(&containers)).unwrap();
+    let cache = dir.join("cache");
+    // No Docker config: anonymous.
+    let no_config = dir.join("no-docker-config");
+
+    let show = golint(
+        &cache,
+        &no_config,
+        &[
+            "--inspect-images",
+            "--registry-timeout",
+            "3",
+            "--show-containers",
+            "--format",
+            "json",
+        ],
+        &manifest,
+    );
+    println!("--show-containers run: exit {}, {:?}", show.code, show.took);
+    println!("stderr:\n{}", show.stderr);
+    assert!(show.code == 0 || show.code == 1, "{}", show.stderr);
+    // The stalled layer costs one read timeout (3 s), not the run.
+    assert!(show.took < Duration::from_secs(25), "took {:?}", show.took);
+    let rt = runtimes(&show);
+    for (c, _) in &refs {
+        println!("{c}: {}", rt[*c]);
+    }
+    assert_eq!(rt["ok"]["language"], "go", "{}", rt["ok"]);
+    let evidence = |c: &str| rt[c]["evidence"].as_str().unwrap_or("").to_string();
+
+    // Each failure: its note, and the same words in the container's evidence.
+    let expect = [
+        (
+            "auth401",
+            "refused access (HTTP 401 Unauthorized for /v2/auth401/manifests/v1): no credentials for",
+        ),
+        (
+            "forbidden",
+            "refused access (DENIED: requested access to the resource is denied",
+        ),
+        ("notag", "not found"),
+        ("norepo", "not found"),
+        ("corrupt", "corrupt"),
+        ("truncated", "broke off after"),
+        ("stalled", "broke off after"),
+    ];
+    for (c, words) in expect {
+        let line = note(&show, image_of[c]);
+        println!("{c}: {line}");
+        assert!(line.contains(words), "{c}: {line}");
+        assert!(
+            evidence(c).contains("the image was not read: ") && evidence(c).contains(words),
+            "{c}: {}",
+            rt[c]
+        );
+        assert!(rt[c]["language"].is_null() || rt[c]["language"] == "go");
+    }
+    assert!(note(&show, image_of["stalled"]).contains("timed out"));
+    // Read, but without a runtime: a note and the evidence say why; nothing was a failure.
+    for (c, why) in [
+        ("nonelf", "neither an ELF executable nor a script"),
+        ("noentry", "is not in the image"),
+    ] {
+        let said = format!("note: image {} did not show its runtime: ", image_of[c]);
+        assert!(
+            show.stderr
+                .lines()
+                .any(|l| l.starts_with(&said) && l.contains(why)),
+            "{c}: {}",
+            show.stderr
+        );
+    }
+    assert!(
+        evidence("nonelf")
+            .contains("its entrypoint /app/server is neither an ELF executable nor a script"),
+        "{}",
+        rt["nonelf"]
+    );
+    assert!(
+        evidence("noentry").contains("the entrypoint /app/absent is not in the image"),
+        "{}",
+        rt["noentry"]
+    );
+    for c in ["nonelf", "noentry", "ok"] {
+        assert!(
+            !show.stderr.contains(&format!("image {} was", image_of[c])),
+            "{c}: {}",
+            show.stderr
+        );
+    }
+    // The proxy saw the faulted requests.
+    assert!(proxy.count("/v2/auth401/") >= 1);
+    assert!(proxy.count("/v2/forbidden/") >= 1);
+    assert_eq!(proxy.count(&blob("stalled")), 1);
+
+    // A normal lint: the manifest-based findings for every container the image did not decide.
+    let lint = golint(
+        &cache,
+        &no_config,
+        &[
+            "--inspect-images",
+            "--registry-timeout",
+            "3",
+            "--format",
+            "json",
+        ],
+        &manifest,
+    );
+    assert_eq!(lint.code, 1, "{}", lint.stderr);
+    let f = findings(&lint);
+    println!("findings: {f:?}");
+    for (c, _) in &refs {
+        assert!(
+            f.get(*c).is_some_and(|v| v.iter().any(|x| x == "GK101")),
+            "{c}: {f:?}"
+        );
+    }
+    for (c, _) in expect {
+        assert!(
+            f[c].iter().any(|x| x == "GK201"),
+            "{c}: the manifest's finding is gone: {f:?}"
+        );
+    }
+}
+
+/// A Docker config directory holding `auths.<registry>` as written.
+fn docker_config(dir: &Path, registry: &str, entry: Value) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let config = serde_json::json!({ "auths": { registry: entry } });
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    dir.to_path_buf()
+}
+
+fn base64(bytes: &[u8]) -> String {
+    const ABC: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut s = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                s.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                s.push('=');
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn credentials_come_from_the_docker_config() {
+    let Some(tools) = tools_and_go() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (user, password) = ("alice", "golint-test-password");
+    let htpasswd_file = dir.join("htpasswd");
+    std::fs::write(&htpasswd_file, htpasswd(user, password)).unwrap();
+    let config = dir.join("registry.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
+             http:\n  addr: 127.0.0.1:0\n  secret: golint-k8s-test\nauth:\n  htpasswd:\n    realm: golint-k8s-test\n    path: {}\n",
+            dir.join("data").display(),
+            htpasswd_file.display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&tools.distribution_registry);
+    cmd.arg("serve").arg(&config);
+    let (_registry, reg) = serve(cmd, &dir.join("distribution.log"), |l| {
+        let rest = l.split("listening on ").nth(1)?;
+        Some(rest.split(['"', ' ']).next()?.to_string())
+    });
+
+    // The `auth` form for crane's push; the lint is tried with both forms.
+    let auth = base64(format!("{user}:{password}").as_bytes());
+    let with_auth = docker_config(&dir.join("auth"), &reg, serde_json::json!({ "auth": auth }));
+    let with_fields = docker_config(
+        &dir.join("fields"),
+        &reg,
+        serde_json::json!({ "username": user, "password": password }),
+    );
+    let wrong = docker_config(
+        &dir.join("wrong"),
+        &reg,
+        serde_json::json!({ "username": user, "password": "not-the-password" }),
+    );
+    let no_config = dir.join("none");
+
+    let bin = go_binary();
+    let l = layer(dir, "go.tgz", &[("app/server", &bin)]);
+    let tag = image(
+        &tools.crane,
+        Some(&with_auth),
+        &reg,
+        "private",
+        &[&l],
+        &["--entrypoint", "/app/server"],
+    );
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(&manifest, deployment(&[("app", &tag)])).unwrap();
+    let args = ["--inspect-images", "--show-containers", "--format", "json"];
+
+    // Without credentials: a 401 note, and the manifest's view.
+    let anon = golint(&dir.join("cache-anon"), &no_config, &args, &manifest);
+    println!("anonymous: exit {}, stderr:\n{}", anon.code, anon.stderr);
+    assert!(anon.code == 0 || anon.code == 1, "{}", anon.stderr);
+    let line = note(&anon, &tag);
+    assert!(
+        line.contains("refused access (HTTP 401 Unauthorized for /v2/private/manifests/v1): no credentials for"),
+        "{line}"
+    );
+    assert!(runtimes(&anon)["app"]["evidence"]
+        .as_str()
+        .unwrap()
+        .contains("the image was not read: "));
+
+    // Wrong credentials: a 401 note that says they were sent.
+    let bad = golint(&dir.join("cache-wrong"), &wrong, &args, &manifest);
+    println!("wrong password: exit {}, stderr:\n{}", bad.code, bad.stderr);
+    let line = note(&bad, &tag);
+    assert!(
+        line.contains(&format!(
+            "the Docker config's credentials for {reg} (user alice) were sent"
+        )),
+        "{line}"
+    );
+
+    // Right credentials, either form: the image is read and judged.
+    for (form, config) in [("auth", &with_auth), ("username/password", &with_fields)] {
+        let good = golint(
+            &dir.join(format!("cache-{}", form.len())),
+            config,
+            &args,
+            &manifest,
+        );
+        assert_eq!(good.code, 0, "{form}: {}", good.stderr);
+        assert!(
+            !good.stderr.contains("not inspected"),
+            "{form}: {}",
+            good.stderr
+        );
+        let rt = runtimes(&good);
+        assert_eq!(rt["app"]["language"], "go", "{form}: {}", rt["app"]);
+        assert!(
+            rt["app"]["evidence"]
+                .as_str()
+                .unwrap()
+                .contains("from image sha256:"),
+            "{form}: {}",
+            rt["app"]
+        );
+        println!("{form}: {}", rt["app"]);
+    }
+    // A credential helper (`credsStore`), a program on PATH; and one that never answers.
+    let helpers = dir.join("helpers");
+    std::fs::create_dir_all(&helpers).unwrap();
+    let script = |name: &str, body: &str| {
+        let path = helpers.join(format!("docker-credential-{name}"));
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+    };
+    script(
+        "golinttest",
+        &format!(
+            "read server\n[ \"$server\" = \"{reg}\" ] || exit 1\n\
+             echo '{{\"ServerURL\":\"{reg}\",\"Username\":\"{user}\",\"Secret\":\"{password}\"}}'"
+        ),
+    );
+    script("golinthang", "sleep 10");
+    let path = std::env::join_paths(
+        std::iter::once(helpers.clone()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .unwrap();
+    let store = |name: &str| {
+        let d = dir.join(format!("store-{name}"));
+        std::fs::create_dir_all(&d).unwrap();
+        let config = serde_json::json!({ "credsStore": name });
+        std::fs::write(d.join("config.json"), config.to_string()).unwrap();
+        d
+    };
+    let with_path = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_golint-k8s"));
+        c.env("PATH", &path);
+        c
+    };
+    let helped = golint_in(
+        with_path(),
+        &dir.join("cache-helper"),
+        &store("golinttest"),
+        &args,
+        &manifest,
+    );
+    assert_eq!(helped.code, 0, "{}", helped.stderr);
+    assert_eq!(
+        runtimes(&helped)["app"]["language"],
+        "go",
+        "{}",
+        helped.stdout
+    );
+    let hung = golint_in(
+        with_path(),
+        &dir.join("cache-hang"),
+        &store("golinthang"),
+        &[
+            "--inspect-images",
+            "--registry-timeout",
+            "2",
+            "--format",
+            "json",
+        ],
+        &manifest,
+    );
+    println!(
+        "hung helper: exit {}, {:?}, stderr:\n{}",
+        hung.code, hung.took, hung.stderr
+    );
+    assert_eq!(hung.code, 1, "{}", hung.stderr);
+    assert!(hung.took < Duration::from_secs(9), "took {:?}", hung.took);
+    assert!(
+        note(&hung, &tag).contains(&format!(
+            "the credential helper for {reg} did not answer within 2s; the image was read anonymously"
+        )),
+        "{}",
+        hung.stderr
+    );
+
+    let lint = golint(
+        &dir.join("cache-auth-lint"),
+        &with_auth,
+        &["--inspect-images", "--format", "json"],
+        &manifest,
+    );
+    assert_eq!(lint.code, 1, "{}", lint.stderr);
+    let f = findings(&lint);
+    assert!(f["app"].iter().any(|c| c == "GK101"), "{f:?}");
+    assert!(
+        !f["app"].iter().any(|c| c == "GK201"),
+        "Go 1.26 sizes GOMAXPROCS: {f:?}"
+    );
+}
