@@ -487,6 +487,31 @@ fn images_are_read_from_a_real_registry() {
     assert_eq!(reg.lines(), lines, "the second run asked the registry");
     assert_eq!(runtimes(&warm), rt);
 
+    // The language server, with `inspect-images: true` in the config: the cache's facts, and no
+    // request to the registry. Go 1.26 sizes GOMAXPROCS itself, so no GK201 for its image; an
+    // image the cache does not hold is judged from the manifest (GK201).
+    let editor = dir.join("editor");
+    std::fs::create_dir(&editor).unwrap();
+    std::fs::write(editor.join(".golint-k8s.yaml"), "inspect-images: true\n").unwrap();
+    let go126_image = &images.iter().find(|(n, _)| *n == "go126").unwrap().1;
+    let uncached = format!("{}/never-pushed:v1", reg.addr);
+    let doc = editor.join("deploy.yaml");
+    let text = deployment(&[("go126", go126_image), ("other", &uncached)]);
+    let codes = lsp_codes(&cache, &doc, &text);
+    assert!(
+        codes
+            .iter()
+            .any(|(line, c)| c == "GK201"
+                && text.lines().nth(*line).is_some_and(|l| l.contains("cpu"))),
+        "{codes:?}"
+    );
+    assert_eq!(
+        codes.iter().filter(|(_, c)| c == "GK201").count(),
+        1,
+        "only the uncached image's container: {codes:?}"
+    );
+    assert_eq!(reg.lines(), lines, "the language server asked the registry");
+
     // Another platform of the index.
     let only_multi = dir.join("multi.yaml");
     std::fs::write(&only_multi, deployment(&[("multi", &index)])).unwrap();
@@ -592,4 +617,86 @@ fn offline_and_unreachable_registries_are_notes() {
     .unwrap();
     let off = golint(&cache, &["--format", "json"], &manifest);
     assert!(!off.stderr.contains("not inspected"), "{}", off.stderr);
+}
+
+/// The (line, code) of each diagnostic `golint-k8s lsp` publishes for `text` opened as `doc`.
+fn lsp_codes(cache: &Path, doc: &Path, text: &str) -> Vec<(usize, String)> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .arg("lsp")
+        .env("GOLINT_K8S_CACHE", cache)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    let stdout = server.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        loop {
+            let mut length = None;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                let line = line.trim_end();
+                if line.is_empty() {
+                    break;
+                }
+                if let Some(n) = line.strip_prefix("Content-Length: ") {
+                    length = n.parse::<usize>().ok();
+                }
+            }
+            let mut body = vec![0; length.unwrap()];
+            if r.read_exact(&mut body).is_err() {
+                return;
+            }
+            if tx.send(serde_json::from_slice(&body).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |v: Value| {
+        let body = v.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let uri = format!("file://{}", doc.display());
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"processId": null, "rootUri": null, "capabilities": {}}}),
+    );
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+        "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let published = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let msg = rx
+            .recv_timeout(left)
+            .expect("no diagnostics from the language server");
+        if msg["method"] == "textDocument/publishDiagnostics" && msg["params"]["uri"] == uri {
+            break msg;
+        }
+    };
+    send(serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}));
+    send(serde_json::json!({"jsonrpc": "2.0", "method": "exit"}));
+    drop(stdin);
+    let _ = server.wait();
+    published["params"]["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["range"]["start"]["line"].as_u64().unwrap() as usize,
+                d["code"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
 }

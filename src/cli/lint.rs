@@ -462,7 +462,7 @@ impl Prepared {
             for (r, why) in silent {
                 say!("note: image {r} did not show its runtime: {why}");
             }
-            crate::image::set_inspected(facts);
+            crate::image::remember(facts);
         }
     }
 

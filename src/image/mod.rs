@@ -15,7 +15,8 @@ pub mod registry;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 /// What reading one image from its registry found (`lint --inspect-images`): the program its
 /// entrypoint runs and the environment its config sets. Cached as JSON by digest.
@@ -175,16 +176,39 @@ impl ImageFacts {
     }
 }
 
-/// What `--inspect-images` found, by image reference as the manifests write it: set once per run
-/// before linting, read by [`crate::runtime::GoView::decide`] for every container.
-static INSPECTED: OnceLock<HashMap<String, Result<ImageFacts, String>>> = OnceLock::new();
+/// What reading images found, by image reference as the manifests write it, for
+/// [`crate::runtime::GoView::decide`] to look up for every container. A process-wide table like
+/// the build-file caches of [`crate::runtime::build`]: the CLI fills it once before linting, the
+/// language server adds the images of each document as it first sees them (from the disk cache
+/// only). Entries are never forgotten, so they are leaked rather than counted.
+static INSPECTED: std::sync::LazyLock<Mutex<HashMap<String, &'static Result<ImageFacts, String>>>> =
+    std::sync::LazyLock::new(Default::default);
 
-/// Records the run's inspected images; a second call is ignored.
-pub fn set_inspected(facts: HashMap<String, Result<ImageFacts, String>>) {
-    let _ = INSPECTED.set(facts);
+/// Whether anything was ever recorded: most runs read no image, and their containers skip the lock.
+static ANY: AtomicBool = AtomicBool::new(false);
+
+/// Records what reading images found; an image already recorded keeps its first answer.
+pub fn remember(facts: HashMap<String, Result<ImageFacts, String>>) {
+    let Ok(mut table) = INSPECTED.lock() else {
+        return;
+    };
+    for (image, result) in facts {
+        table
+            .entry(image)
+            .or_insert_with(|| Box::leak(Box::new(result)));
+    }
+    ANY.store(!table.is_empty(), Ordering::Release);
+}
+
+/// Whether `image` was recorded (read, or found unreadable).
+pub fn is_known(image: &str) -> bool {
+    inspected(image).is_some()
 }
 
 /// What inspecting `image` gave, when it was inspected: the facts, or why they are missing.
 pub fn inspected(image: &str) -> Option<&'static Result<ImageFacts, String>> {
-    INSPECTED.get()?.get(image)
+    if !ANY.load(Ordering::Acquire) {
+        return None;
+    }
+    INSPECTED.lock().ok()?.get(image).copied()
 }

@@ -483,11 +483,39 @@ fn register_config_watcher(out: &mut impl Write) {
 
 pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config) -> FileReport {
     let name = uri_path(uri).map_or_else(|| uri.to_string(), |p| p.display().to_string());
-    lint_source(
-        Source::from_text(Origin::Stdin(name), text.to_string()),
-        cfg,
-        &Selection::default(),
-    )
+    let src = Source::from_text(Origin::Stdin(name), text.to_string());
+    if cfg.inspect_images {
+        cached_images(&src, cfg);
+    }
+    lint_source(src, cfg, &Selection::default())
+}
+
+/// `inspect-images: true` in the editor: what earlier `lint --inspect-images` runs cached for the
+/// document's images, and never the network (a keystroke must not wait for a registry). An image
+/// not in the cache is judged from the manifest.
+fn cached_images(src: &Source, cfg: &Config) {
+    #[cfg(feature = "images")]
+    {
+        let mut refs: Vec<String> = crate::lint::images(src, cfg)
+            .into_iter()
+            .filter(|r| !crate::image::is_known(r))
+            .collect();
+        refs.sort();
+        refs.dedup();
+        if !refs.is_empty() {
+            let offline = crate::image::registry::Options {
+                offline: true,
+                ..Default::default()
+            };
+            // Misses are not kept: a later `lint --inspect-images` fills the cache, and the
+            // next edit then finds the facts (a lookup per keystroke is a file stat).
+            let mut found = crate::image::registry::inspect_all(&refs, &offline);
+            found.retain(|_, f| f.is_ok());
+            crate::image::remember(found);
+        }
+    }
+    #[cfg(not(feature = "images"))]
+    let _ = (src, cfg);
 }
 
 fn parse<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, (ErrorCode, String)> {
