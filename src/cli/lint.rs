@@ -178,7 +178,8 @@ pub struct Prepared {
     pub others: Index,
     /// Files [`Prepared::index`] read, kept for the lint so that each file is read once (up to
     /// [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted).
-    read_ahead: std::sync::Mutex<std::collections::HashMap<PathBuf, Vec<u8>>>,
+    /// One slot per input, in `inputs` order (empty until [`Prepared::index`] runs).
+    read_ahead: Vec<std::sync::Mutex<Option<Vec<u8>>>>,
     pub finder: ConfigFinder,
     /// Paths that could not be walked or read before linting began.
     pub walk_errors: Vec<output::InputError>,
@@ -329,7 +330,9 @@ impl Prepared {
                 (PathBuf::from(&self.stdin_name), buf)
             }
             Input::File { path, .. } => {
-                let kept = self.read_ahead.lock().ok().and_then(|mut m| m.remove(path));
+                let kept = self
+                    .slot(input)
+                    .and_then(|s| s.lock().ok().and_then(|mut b| b.take()));
                 let b = match kept {
                     Some(b) => b,
                     None => read_capped(path).map_err(|e| Error::Input {
@@ -475,10 +478,12 @@ impl Prepared {
             return;
         }
         let kept = std::sync::atomic::AtomicUsize::new(0);
+        self.read_ahead = self.inputs.iter().map(|_| Default::default()).collect();
         self.others = self
             .inputs
             .par_iter()
-            .filter_map(|input| {
+            .zip(&self.read_ahead)
+            .filter_map(|(input, slot)| {
                 let Input::File { path, .. } = input else {
                     return None;
                 };
@@ -491,13 +496,21 @@ impl Prepared {
                 });
                 use std::sync::atomic::Ordering::Relaxed;
                 if kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES {
-                    if let Ok(mut m) = self.read_ahead.lock() {
-                        m.insert(path.clone(), bytes);
+                    if let Ok(mut slot) = slot.lock() {
+                        *slot = Some(bytes);
                     }
                 }
                 index?.ok()
             })
             .reduce(Index::default, Index::merge);
+    }
+
+    /// The read-ahead slot of one of `inputs` (found by its place in the list, which every
+    /// caller borrows from).
+    fn slot(&self, input: &Input) -> Option<&std::sync::Mutex<Option<Vec<u8>>>> {
+        let base = self.inputs.as_ptr() as usize;
+        let at = (input as *const Input as usize).checked_sub(base)?;
+        self.read_ahead.get(at / std::mem::size_of::<Input>())
     }
 
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).

@@ -38,9 +38,10 @@ const KINDS: [&str; 2] = ["LimitRange", "VerticalPodAutoscaler"];
 impl Index {
     /// Whether a file's bytes may hold an object the index keeps.
     pub fn may_hold(bytes: &[u8]) -> bool {
-        KINDS
-            .iter()
-            .any(|k| memmem::find(bytes, k.as_bytes()).is_some())
+        // Built once: building a searcher cost as much as searching a small file.
+        static FINDERS: std::sync::LazyLock<[memmem::Finder<'static>; 2]> =
+            std::sync::LazyLock::new(|| KINDS.map(memmem::Finder::new));
+        FINDERS.iter().any(|f| f.find(bytes).is_some())
     }
 
     /// The LimitRanges and VPAs of one decoded source.
