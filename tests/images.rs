@@ -12,14 +12,15 @@
 #![cfg(feature = "images")]
 
 mod common;
+mod images_common;
 mod tools;
 
-use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use images_common::{deployment, findings, layer, runtimes, Lint};
 use serde_json::Value;
 
 const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
@@ -151,25 +152,6 @@ fn go_build(name: &str, main_go: &str, go_line: &str, require: Option<(&str, &st
     std::fs::read(&bin).unwrap()
 }
 
-/// A gzip-compressed layer of `(path, bytes)` entries, written to `dir/name`.
-fn layer(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
-    let path = dir.join(name);
-    let gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(&path).unwrap(),
-        flate2::Compression::fast(),
-    );
-    let mut b = tar::Builder::new(gz);
-    for (p, data) in entries {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(data.len() as u64);
-        h.set_mode(0o755);
-        h.set_cksum();
-        b.append_data(&mut h, p, *data).unwrap();
-    }
-    b.into_inner().unwrap().finish().unwrap();
-    path
-}
-
 struct Crane<'a> {
     bin: &'a Path,
     reg: &'a str,
@@ -196,25 +178,6 @@ impl Crane<'_> {
     }
 }
 
-fn deployment(containers: &[(&str, &str)]) -> String {
-    let mut s = String::from(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n",
-    );
-    for (name, image) in containers {
-        s.push_str(&format!(
-            "      - name: {name}\n        image: {image}\n        resources:\n          limits: {{cpu: \"2\", memory: 512Mi}}\n"
-        ));
-    }
-    s
-}
-
-struct Lint {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
 fn golint(cache: &Path, args: &[&str], manifest: &Path) -> Lint {
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
@@ -231,37 +194,6 @@ fn golint(cache: &Path, args: &[&str], manifest: &Path) -> Lint {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         took: started.elapsed(),
     }
-}
-
-/// Container name → its `runtime` object, from `--show-containers --format json`.
-fn runtimes(l: &Lint) -> HashMap<String, Value> {
-    let doc: Value = serde_json::from_str(&l.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", l.stdout, l.stderr));
-    doc["containers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["container"].as_str().unwrap().to_string(),
-                c["runtime"].clone(),
-            )
-        })
-        .collect()
-}
-
-/// Container name → the codes of its findings, from `--format json`.
-fn findings(l: &Lint) -> HashMap<String, Vec<String>> {
-    let doc: Value = serde_json::from_str(&l.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", l.stdout, l.stderr));
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for f in doc["findings"].as_array().unwrap() {
-        let c = f["container"].as_str().unwrap_or("").to_string();
-        out.entry(c)
-            .or_default()
-            .push(f["code"].as_str().unwrap().to_string());
-    }
-    out
 }
 
 /// The facts the cache holds, by image digest prefix: (bytes_read, image_size).

@@ -19,6 +19,7 @@
 #![cfg(feature = "images")]
 
 mod common;
+mod images_common;
 mod tools;
 
 use std::collections::HashMap;
@@ -29,6 +30,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use images_common::{deployment, findings, layer, runtimes, Lint};
 use serde_json::Value;
 
 const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
@@ -160,25 +162,6 @@ fn htpasswd(user: &str, password: &str) -> String {
         &mut go(src.path(), &["run", ".", user, password]),
         "htpasswd",
     )
-}
-
-/// A gzip-compressed layer of `(path, bytes)` entries, written to `dir/name`.
-fn layer(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
-    let path = dir.join(name);
-    let gz = flate2::write::GzEncoder::new(
-        std::fs::File::create(&path).unwrap(),
-        flate2::Compression::fast(),
-    );
-    let mut b = tar::Builder::new(gz);
-    for (p, data) in entries {
-        let mut h = tar::Header::new_gnu();
-        h.set_size(data.len() as u64);
-        h.set_mode(0o755);
-        h.set_cksum();
-        b.append_data(&mut h, p, *data).unwrap();
-    }
-    b.into_inner().unwrap().finish().unwrap();
-    path
 }
 
 /// `crane append` then `crane mutate`: an image of `layers` at `reg/name:v1`. `config` is the
@@ -380,25 +363,6 @@ fn handle(
     }
 }
 
-fn deployment(containers: &[(&str, &str)]) -> String {
-    let mut s = String::from(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n      containers:\n",
-    );
-    for (name, image) in containers {
-        s.push_str(&format!(
-            "      - name: {name}\n        image: {image}\n        resources:\n          limits: {{cpu: \"2\", memory: 512Mi}}\n"
-        ));
-    }
-    s
-}
-
-struct Lint {
-    code: i32,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-}
-
 fn golint(cache: &Path, docker_config: &Path, args: &[&str], manifest: &Path) -> Lint {
     golint_in(
         Command::new(env!("CARGO_BIN_EXE_golint-k8s")),
@@ -432,37 +396,6 @@ fn golint_in(
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         took: started.elapsed(),
     }
-}
-
-/// Container name → its `runtime` object, from `--show-containers --format json`.
-fn runtimes(l: &Lint) -> HashMap<String, Value> {
-    let doc: Value = serde_json::from_str(&l.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", l.stdout, l.stderr));
-    doc["containers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["container"].as_str().unwrap().to_string(),
-                c["runtime"].clone(),
-            )
-        })
-        .collect()
-}
-
-/// Container name → the codes of its findings, from `--format json`.
-fn findings(l: &Lint) -> HashMap<String, Vec<String>> {
-    let doc: Value = serde_json::from_str(&l.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", l.stdout, l.stderr));
-    let mut out: HashMap<String, Vec<String>> = HashMap::new();
-    for f in doc["findings"].as_array().unwrap() {
-        let c = f["container"].as_str().unwrap_or("").to_string();
-        out.entry(c)
-            .or_default()
-            .push(f["code"].as_str().unwrap().to_string());
-    }
-    out
 }
 
 /// The stderr line that notes `image`.
