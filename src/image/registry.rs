@@ -555,7 +555,9 @@ async fn classify(
             })
         }
         Some(crate::runtime::signs::CommandSign::Program { word, .. }) => word,
-        None => first_program(&words).ok_or("the entrypoint names no program")?,
+        None => *words
+            .get(crate::runtime::signs::program_start(&words))
+            .ok_or("the entrypoint names no program")?,
     };
     let candidates: Vec<String> = if program.contains('/') {
         let abs = if program.starts_with('/') {
@@ -605,28 +607,6 @@ async fn classify(
             "its entrypoint {shown} is neither an ELF executable nor a script"
         )),
     })
-}
-
-/// The program of an argv, past wrappers (`tini --`, `env A=B`).
-fn first_program<'w>(words: &[&'w str]) -> Option<&'w str> {
-    let mut i = 0;
-    while i < words.len() {
-        let w = words[i];
-        let base = w.rsplit('/').next().unwrap_or(w);
-        if crate::runtime::signs::WRAPPERS.contains(&base) {
-            i += 1;
-            while i < words.len()
-                && (words[i].starts_with('-')
-                    || words[i].contains('=')
-                    || words[i].parse::<f64>().is_ok())
-            {
-                i += 1;
-            }
-            continue;
-        }
-        return Some(w);
-    }
-    None
 }
 
 /// An image's layers, read from the registry top first.
@@ -883,11 +863,5 @@ mod tests {
             "registry r:5000: not found (HTTP 404): /v2/app/manifests/v2"
         );
         assert!(one_line(&"x".repeat(1000)).ends_with('…'));
-    }
-
-    #[test]
-    fn wrappers_are_skipped() {
-        assert_eq!(first_program(&["/tini", "--", "/app/x"]), Some("/app/x"));
-        assert_eq!(first_program(&["env", "A=B", "server"]), Some("server"));
     }
 }

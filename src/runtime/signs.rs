@@ -185,81 +185,89 @@ fn program_language(word: &str) -> Option<&'static str> {
         .map(|(_, lang)| *lang)
 }
 
+/// Where the program of an argv starts: past wrappers and their options (`tini --`,
+/// `timeout 5`, `env A=B`).
+pub(crate) fn program_start(words: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(w) = words.get(i) {
+        let base = w.rsplit('/').next().unwrap_or(w);
+        if !WRAPPERS.contains(&base) {
+            return i;
+        }
+        i += 1;
+        // The wrapper's options, and env's assignments, are not the program.
+        while words.get(i).is_some_and(|a| {
+            a.starts_with('-') || a.parse::<f64>().is_ok() || (base == "env" && a.contains('='))
+        }) {
+            i += 1;
+        }
+    }
+    i
+}
+
 /// The program a word list runs, looking through wrappers, `sh -c "…"` scripts and
 /// `go run`. `depth` bounds the nesting of shell scripts.
 pub(crate) fn sign_of_words<'y>(words: &[&'y str], depth: u8) -> Option<CommandSign<'y>> {
-    let mut i = 0;
-    while i < words.len() {
-        let w = words[i];
-        let base = w.rsplit('/').next().unwrap_or(w);
-        if WRAPPERS.contains(&base) || w.contains('=') && i > 0 && words[i - 1] == "env" {
-            i += 1;
-            // Options of the wrapper (`tini --`, `timeout 5`) are not the program.
-            while i < words.len() && (words[i].starts_with('-') || words[i].parse::<f64>().is_ok())
-            {
-                i += 1;
+    let i = program_start(words);
+    let w = *words.get(i)?;
+    let base = w.rsplit('/').next().unwrap_or(w);
+    if SHELLS.contains(&base) {
+        // `sh -c "script"`: the script's words; `sh script.sh`: a script.
+        let rest = &words[i + 1..];
+        if let Some(pos) = rest
+            .iter()
+            .position(|a| a.starts_with('-') && a.contains('c'))
+        {
+            let script = rest.get(pos + 1)?;
+            if depth > 2 {
+                return None;
             }
-            continue;
+            return script_sign(script, depth + 1);
         }
-        if SHELLS.contains(&base) {
-            // `sh -c "script"`: the script's words; `sh script.sh`: a script.
-            let rest = &words[i + 1..];
-            if let Some(pos) = rest
-                .iter()
-                .position(|a| a.starts_with('-') && a.contains('c'))
-            {
-                let script = rest.get(pos + 1)?;
-                if depth > 2 {
-                    return None;
-                }
-                return script_sign(script, depth + 1);
-            }
-            return rest
-                .iter()
-                .find(|a| !a.starts_with('-'))
-                .map(|s| sign_of_words(&[s], depth).unwrap_or(CommandSign::Script(s)));
-        }
-        if base == "go" && words.get(i + 1) == Some(&"run") {
-            return Some(CommandSign::Program {
-                word: w,
-                language: "go",
-            });
-        }
-        if let Some(language) = program_language(w) {
-            return Some(CommandSign::Program { word: w, language });
-        }
-        if base.ends_with(".sh") {
-            return Some(CommandSign::Script(w));
-        }
-        return match base.rsplit_once('.') {
-            Some((_, "py")) => Some(CommandSign::Program {
-                word: w,
-                language: "python",
-            }),
-            Some((_, "jar")) => Some(CommandSign::Program {
-                word: w,
-                language: "java",
-            }),
-            Some((_, "js" | "mjs" | "cjs" | "ts")) => Some(CommandSign::Program {
-                word: w,
-                language: "node",
-            }),
-            Some((_, "rb")) => Some(CommandSign::Program {
-                word: w,
-                language: "ruby",
-            }),
-            Some((_, "php")) => Some(CommandSign::Program {
-                word: w,
-                language: "php",
-            }),
-            Some((_, "dll")) => Some(CommandSign::Program {
-                word: w,
-                language: "dotnet",
-            }),
-            _ => None,
-        };
+        return rest
+            .iter()
+            .find(|a| !a.starts_with('-'))
+            .map(|s| sign_of_words(&[s], depth).unwrap_or(CommandSign::Script(s)));
     }
-    None
+    if base == "go" && words.get(i + 1) == Some(&"run") {
+        return Some(CommandSign::Program {
+            word: w,
+            language: "go",
+        });
+    }
+    if let Some(language) = program_language(w) {
+        return Some(CommandSign::Program { word: w, language });
+    }
+    if base.ends_with(".sh") {
+        return Some(CommandSign::Script(w));
+    }
+    match base.rsplit_once('.') {
+        Some((_, "py")) => Some(CommandSign::Program {
+            word: w,
+            language: "python",
+        }),
+        Some((_, "jar")) => Some(CommandSign::Program {
+            word: w,
+            language: "java",
+        }),
+        Some((_, "js" | "mjs" | "cjs" | "ts")) => Some(CommandSign::Program {
+            word: w,
+            language: "node",
+        }),
+        Some((_, "rb")) => Some(CommandSign::Program {
+            word: w,
+            language: "ruby",
+        }),
+        Some((_, "php")) => Some(CommandSign::Program {
+            word: w,
+            language: "php",
+        }),
+        Some((_, "dll")) => Some(CommandSign::Program {
+            word: w,
+            language: "dotnet",
+        }),
+        _ => None,
+    }
 }
 
 /// The program a shell script runs: the first command of each line or `&&`/`;` part that is a
@@ -415,6 +423,18 @@ pub fn reference_sign(r: &super::catalog::ImageRef) -> Option<(&'static str, &'s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wrappers_are_skipped() {
+        let first = |w: &[&'static str]| w.get(program_start(w)).copied();
+        assert_eq!(first(&["/tini", "--", "/app/x"]), Some("/app/x"));
+        assert_eq!(first(&["env", "A=B", "server"]), Some("server"));
+        assert_eq!(
+            first(&["env", "A=B", "C=D", "timeout", "5", "python3"]),
+            Some("python3")
+        );
+        assert_eq!(first(&["tini", "--"]), None);
+    }
 
     fn words(s: &str) -> Option<CommandSign<'_>> {
         let w: Vec<&str> = s.split(' ').collect();
