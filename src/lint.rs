@@ -381,47 +381,44 @@ pub fn containers(src: &Source, cfg: &Config) -> Vec<ContainerRow> {
         Origin::Stdin(_) => None,
     };
     let mut rows = Vec::new();
-    for doc in &y.docs {
-        let Some(root) = doc.root else { continue };
-        for obj in k8s::objects(&y, root) {
-            let Some(spec) = k8s::pod_spec(&y, &obj, cfg) else {
-                continue;
-            };
-            let annotations = k8s::annotation_maps(&y, &obj, spec.template_metadata);
-            let pod = Pod::read(&y, spec);
-            for c in &pod.containers {
-                let go = GoView::decide(&y, &annotations, c, cfg, manifest);
-                rows.push(ContainerRow {
-                    file: src.origin.display_name(),
-                    line: src.line_col(y.span(c.anchor_node()).start).0,
-                    object: obj.reference(),
-                    container: c.name.map(str::to_string),
-                    image: c.image.map(str::to_string),
-                    runtime: go.info(),
-                });
-            }
+    for (obj, spec) in pod_specs(&y, cfg) {
+        let annotations = k8s::annotation_maps(&y, &obj, spec.template_metadata);
+        let pod = Pod::read(&y, spec);
+        for c in &pod.containers {
+            let go = GoView::decide(&y, &annotations, c, cfg, manifest);
+            rows.push(ContainerRow {
+                file: src.origin.display_name(),
+                line: src.line_col(y.span(c.anchor_node()).start).0,
+                object: obj.reference(),
+                container: c.name.map(str::to_string),
+                image: c.image.map(str::to_string),
+                runtime: go.info(),
+            });
         }
     }
     rows
+}
+
+/// Every object of a parsed source that has a pod spec, with the spec.
+fn pod_specs<'y>(y: &'y Yaml, cfg: &Config) -> Vec<(Object<'y>, k8s::PodSpecRef)> {
+    let objects = y.docs.iter().filter_map(|d| d.root);
+    objects
+        .flat_map(|root| k8s::objects(y, root))
+        .filter_map(|obj| k8s::pod_spec(y, &obj, cfg).map(|spec| (obj, spec)))
+        .collect()
 }
 
 /// The image references of a source's containers, as written (`--inspect-images`).
 pub fn images(src: &Source, cfg: &Config) -> Vec<String> {
     let y = yaml::parse(src.yaml_text(), src.bom_len);
     let mut out = Vec::new();
-    for doc in &y.docs {
-        let Some(root) = doc.root else { continue };
-        for obj in k8s::objects(&y, root) {
-            let Some(spec) = k8s::pod_spec(&y, &obj, cfg) else {
-                continue;
-            };
-            let pod = Pod::read(&y, spec);
-            out.extend(
-                pod.containers
-                    .iter()
-                    .filter_map(|c| c.image.map(str::to_string)),
-            );
-        }
+    for (_, spec) in pod_specs(&y, cfg) {
+        let pod = Pod::read(&y, spec);
+        out.extend(
+            pod.containers
+                .iter()
+                .filter_map(|c| c.image.map(str::to_string)),
+        );
     }
     out
 }

@@ -551,7 +551,7 @@ pub fn run(a: LintArgs) -> i32 {
         let _ = writeln!(
             std::io::stdout().lock(),
             "indexed {} objects that act across files",
-            p.others.len()
+            p.others.count()
         );
         return 0;
     }

@@ -77,10 +77,6 @@ impl Index {
         self
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.limit_ranges.is_empty() && self.vpas.is_empty()
-    }
-
     /// The LimitRanges of every file but `file` (its own are read from its tree).
     pub fn limit_ranges_besides<'a>(
         &'a self,
@@ -104,7 +100,7 @@ impl Index {
     }
 
     /// How many objects it holds, for `--verbose` and the tests.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.limit_ranges.len() + self.vpas.len()
     }
 }
@@ -137,7 +133,7 @@ mod tests {
             .iter()
             .map(|s| Index::of(s))
             .fold(Index::default(), Index::merge);
-        assert_eq!(index.len(), 2);
+        assert_eq!(index.count(), 2);
         let lent: Vec<_> = index.limit_ranges_besides("app.yaml").collect();
         assert_eq!(lent.len(), 1);
         let limit = lent[0]

@@ -33,12 +33,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let Some((target, resize)) = read.resized(cx, Resource::Memory) else {
         return;
     };
-    let limit = cx
-        .eff
-        .limit_memory
-        .as_ref()
-        .map(|l| format!(" (today {})", l.text))
-        .unwrap_or_default();
+    let limit = today(cx, target, Resource::Memory);
     let what = match read.value {
         Value::Literal(t) => format!("GOMEMLIMIT={t}"),
         Value::FieldRef(f) => format!("GOMEMLIMIT from resourceFieldRef {f}"),
@@ -67,6 +62,15 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         Value::FieldRef(_) => d.fix_or_note(restart_on_resize(cx, target, Resource::Memory)),
     };
     out.push(d);
+}
+
+/// ` (today 1Gi)`: the limit a resize would change, when it is this container's own (a
+/// `resourceFieldRef` may read another container's).
+pub(super) fn today(cx: &ContainerCtx, target: &Container, r: Resource) -> String {
+    match cx.eff.limit(r) {
+        Some(l) if target.node == cx.c.node => format!(" (today {})", l.text),
+        _ => String::new(),
+    }
 }
 
 /// What a Go variable reads from its container's resources.

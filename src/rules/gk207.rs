@@ -19,12 +19,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         Value::Literal(t) => format!("GOMAXPROCS={t}"),
         Value::FieldRef(f) => format!("GOMAXPROCS from resourceFieldRef {f}"),
     };
-    let limit = cx
-        .eff
-        .limit_cpu
-        .as_ref()
-        .map(|l| format!(" (today {})", l.text))
-        .unwrap_or_default();
+    let limit = super::gk110::today(cx, target, Resource::Cpu);
     let who = resize.who(Resource::Cpu);
     let head = if resize.while_running() {
         format!(
