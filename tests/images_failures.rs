@@ -13,7 +13,9 @@
 //! here by a tiny Go program), the image pushed with crane through a Docker config holding the
 //! user's credentials; read without a Docker config it is a 401 note, with wrong ones a 401 note
 //! that says they were sent, with the right ones (`auth`, `username`/`password`, or a `credsStore`
-//! helper on PATH) it is judged; a helper that never answers costs one timeout.
+//! helper on PATH) it is judged; a helper that never answers costs one timeout. Bearer tokens:
+//! the same registry with token authentication, and a token service built here from
+//! `tests/token-server` (Go's standard library only), as Docker Hub and GHCR work.
 //!
 //! Without `go` or the test tools outside CI, the tests print one line saying they did not run.
 #![cfg(feature = "images")]
@@ -834,4 +836,174 @@ fn credentials_come_from_the_docker_config() {
         !f["app"].iter().any(|c| c == "GK201"),
         "Go 1.26 sizes GOMAXPROCS: {f:?}"
     );
+}
+
+/// `tests/token-server`, built once and cached between runs.
+fn token_server() -> PathBuf {
+    const SRC: &str = include_str!("token-server/main.go");
+    let cache = common::user_cache("image-progs");
+    std::fs::create_dir_all(&cache).unwrap();
+    let tag: u64 = SRC.bytes().fold(0xcbf29ce484222325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+    });
+    let bin = cache.join(format!("token-server-{tag:016x}"));
+    if bin.exists() {
+        return bin;
+    }
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("main.go"), SRC).unwrap();
+    std::fs::write(
+        src.path().join("go.mod"),
+        "module example.com/tokenserver\n\ngo 1.24\n",
+    )
+    .unwrap();
+    let part = cache.join(format!(".token-server-{}.part", std::process::id()));
+    run(
+        &mut go(src.path(), &["build", "-o", part.to_str().unwrap(), "."]),
+        "go build (token server)",
+    );
+    std::fs::rename(&part, &bin).unwrap();
+    bin
+}
+
+/// The token service's log lines for requests (see tests/token-server/main.go).
+fn token_requests(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_once("token request: ").map(|(_, r)| r.to_string()))
+        .collect()
+}
+
+/// The Docker token flow, as Docker Hub and GHCR use it: a distribution registry with token
+/// authentication sends clients to a token service (tests/token-server) that signs JWTs the
+/// registry verifies against the service's certificate. Anonymous clients get pull tokens for
+/// `public/` only; the Docker config's credentials are exchanged for a token that reads
+/// `private/`; wrong ones are refused by the token service, and the note says what it said.
+#[test]
+fn bearer_tokens_from_a_token_service() {
+    let Some(tools) = tools_and_go() else { return };
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (user, password) = ("alice", "golint-test-password");
+    let cert = dir.join("token.pem");
+    let issuer = "golint-k8s-test-issuer";
+    let mut cmd = Command::new(token_server());
+    cmd.arg(&cert).arg(issuer).arg(user).arg(password);
+    let token_log = dir.join("token.log");
+    let (_tokens, token_addr) = serve(cmd, &token_log, |l| {
+        Some(l.split("listening on ").nth(1)?.trim().to_string())
+    });
+    // The realm by name: crane refuses token services at private IP literals.
+    let port = token_addr.rsplit(':').next().unwrap();
+    let config = dir.join("registry.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
+             http:\n  addr: 127.0.0.1:0\n  secret: golint-k8s-test\nauth:\n  token:\n    \
+             realm: http://localhost:{port}/token\n    service: golint-k8s-test\n    \
+             issuer: {issuer}\n    rootcertbundle: {}\n",
+            dir.join("data").display(),
+            cert.display()
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(&tools.distribution_registry);
+    cmd.arg("serve").arg(&config);
+    let (_registry, reg) = serve(cmd, &dir.join("distribution.log"), |l| {
+        let rest = l.split("listening on ").nth(1)?;
+        Some(rest.split(['"', ' ']).next()?.to_string())
+    });
+    let auth = base64(format!("{user}:{password}").as_bytes());
+    let right = docker_config(
+        &dir.join("right"),
+        &reg,
+        serde_json::json!({ "auth": auth }),
+    );
+    let wrong = docker_config(
+        &dir.join("wrong"),
+        &reg,
+        serde_json::json!({ "username": user, "password": "not-the-password" }),
+    );
+    let bin = go_binary();
+    let l = layer(dir, "go.tgz", &[("app/server", &bin)]);
+    let ep = ["--entrypoint", "/app/server"];
+    let public = image(&tools.crane, Some(&right), &reg, "public/app", &[&l], &ep);
+    let private = image(&tools.crane, Some(&right), &reg, "private/app", &[&l], &ep);
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(
+        &manifest,
+        deployment(&[("public", &public), ("private", &private)]),
+    )
+    .unwrap();
+    let args = ["--inspect-images", "--show-containers", "--format", "json"];
+    let pushed = token_requests(&token_log).len();
+
+    // Anonymous: a pull token for public/, none for private/.
+    let anon = golint(&dir.join("cache-anon"), &dir.join("none"), &args, &manifest);
+    println!("anonymous: exit {}, stderr:\n{}", anon.code, anon.stderr);
+    let rt = runtimes(&anon);
+    assert_eq!(rt["public"]["language"], "go", "{}", rt["public"]);
+    assert!(
+        note(&anon, &private).contains(
+            "refused access (HTTP 401 Unauthorized for /v2/private/app/manifests/v1): no credentials for"
+        ),
+        "{}",
+        anon.stderr
+    );
+    let asked = token_requests(&token_log);
+    assert!(
+        asked[pushed..].iter().any(|r| r.starts_with(
+            "user= scope=[\"repository:public/app:pull\"] granted=[{repository public/app [pull]}]"
+        )),
+        "{asked:#?}"
+    );
+
+    // Wrong credentials: the token service's own words.
+    let bad = golint(&dir.join("cache-wrong"), &wrong, &args, &manifest);
+    println!("wrong password: exit {}, stderr:\n{}", bad.code, bad.stderr);
+    for image in [&public, &private] {
+        let line = note(&bad, image);
+        assert!(
+            line.contains(&format!(
+                "refused access (its token service said: incorrect username or password): \
+                 the Docker config's credentials for {reg} (user alice) were sent"
+            )),
+            "{line}"
+        );
+    }
+    assert!(bad.code == 0 || bad.code == 1, "{}", bad.stderr);
+
+    // The right ones: exchanged for a token that reads private/.
+    let before = token_requests(&token_log).len();
+    let cache = dir.join("cache-right");
+    let good = golint(&cache, &right, &args, &manifest);
+    assert_eq!(good.code, 0, "{}", good.stderr);
+    assert!(!good.stderr.contains("not inspected"), "{}", good.stderr);
+    let rt = runtimes(&good);
+    for c in ["public", "private"] {
+        assert_eq!(rt[c]["language"], "go", "{c}: {}", rt[c]);
+        assert!(
+            rt[c]["evidence"]
+                .as_str()
+                .unwrap()
+                .contains("from image sha256:"),
+            "{c}: {}",
+            rt[c]
+        );
+    }
+    let asked = token_requests(&token_log);
+    assert!(
+        asked[before..].iter().any(|r| r.starts_with(
+            "user=alice scope=[\"repository:private/app:pull\"] granted=[{repository private/app [pull]}]"
+        )),
+        "{asked:#?}"
+    );
+    // A second run reads the cache: no token is asked for.
+    let before = asked.len();
+    let again = golint(&cache, &right, &args, &manifest);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(runtimes(&again), rt);
+    assert_eq!(token_requests(&token_log).len(), before);
 }

@@ -19,7 +19,7 @@ use oci_client::client::{ClientConfig, ClientProtocol};
 use oci_client::errors::{OciDistributionError, OciErrorCode};
 use oci_client::manifest::{ImageIndexEntry, OciDescriptor};
 use oci_client::secrets::RegistryAuth;
-use oci_client::{Client, Reference};
+use oci_client::{Client, Reference, RegistryOperation};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -146,6 +146,14 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
                         Ok(r) => r,
                         Err(_) => Err(format!("gave up after {}s", deadline.as_secs())),
                     };
+                    let facts = match facts {
+                        Err(text) if is_refusal(&text) => {
+                            Err(token_refusal(client, &reference, creds)
+                                .await
+                                .unwrap_or(text))
+                        }
+                        facts => facts,
+                    };
                     (text, facts)
                 }
             })
@@ -241,6 +249,44 @@ fn with_causes(e: &(dyn std::error::Error + 'static)) -> String {
     text
 }
 
+/// Whether an image's error says the registry refused access (see [`registry_error`]).
+fn is_refusal(text: &str) -> bool {
+    text.starts_with("registry ") && text.contains(" refused access (")
+}
+
+/// Why the token service refused, when it did. The client falls back to an unauthenticated
+/// request when the token exchange fails, so the registry's own 401 hides the reason ("incorrect
+/// username or password"): asked again, only after a refusal.
+async fn token_refusal(
+    client: &Client,
+    reference: &Reference,
+    creds: &Credentials,
+) -> Option<String> {
+    match client
+        .auth(reference, &creds.auth, RegistryOperation::Pull)
+        .await
+    {
+        Err(e @ OciDistributionError::AuthenticationFailure(_)) => {
+            Some(registry_error(&e, reference.resolve_registry(), creds))
+        }
+        _ => None,
+    }
+}
+
+/// The message of a token service's error body: Docker Hub's `details`, or the `message` or
+/// `error` field of others, else the body itself.
+fn token_service_message(body: &str) -> String {
+    let said = serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|v| {
+            ["details", "message", "error_description", "error"]
+                .iter()
+                .find_map(|k| v[k].as_str().map(str::to_string))
+                .or_else(|| v["errors"][0]["message"].as_str().map(str::to_string))
+        });
+    one_line(&said.unwrap_or_else(|| body.to_string()))
+}
+
 /// What a registry's answer means to the user: refused (401, 403: with what credentials), not
 /// there (404), or the error as the client gives it.
 fn registry_error(e: &OciDistributionError, registry: &str, creds: &Credentials) -> String {
@@ -255,9 +301,10 @@ fn registry_error(e: &OciDistributionError, registry: &str, creds: &Credentials)
         OciDistributionError::UnauthorizedError { url } => {
             refused(format!("HTTP 401 Unauthorized for {}", path(url)))
         }
-        OciDistributionError::AuthenticationFailure(reason) => {
-            refused(format!("its token service said: {}", one_line(reason)))
-        }
+        OciDistributionError::AuthenticationFailure(reason) => refused(format!(
+            "its token service said: {}",
+            token_service_message(reason)
+        )),
         OciDistributionError::ServerError { code, url, message } => {
             let message = one_line(message);
             let detail = if message.is_empty() {
@@ -862,6 +909,19 @@ mod tests {
             }),
             "registry r:5000: not found (HTTP 404): /v2/app/manifests/v2"
         );
+        let refusal = said(OciDistributionError::AuthenticationFailure(
+            r#"{"details":"incorrect username or password"}"#.into(),
+        ));
+        assert_eq!(
+            refusal,
+            "registry r:5000 refused access (its token service said: incorrect username or \
+             password): no credentials for r:5000 in the Docker config"
+        );
+        assert!(is_refusal(&refusal));
+        assert!(!is_refusal(
+            "registry r:5000: not found (HTTP 404): /v2/app/manifests/v2"
+        ));
+        assert_eq!(token_service_message("<p>no</p>\n"), "<p>no</p>");
         assert!(one_line(&"x".repeat(1000)).ends_with('…'));
     }
 }
