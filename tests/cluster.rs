@@ -6,10 +6,16 @@
 //! step stops it: findings equal to linting the same objects as files, LimitRange defaults, node
 //! CPUs in the throttling numbers, ownership, paging over 500 objects, a 403 that names the verb
 //! and resource, the shipped read-only ClusterRole being enough, VerticalPodAutoscalers once their
-//! CRD is installed (GK110 on the Deployment one resizes in place), and the server going away.
+//! CRD is installed (GK110 on the Deployment one resizes in place), `--inspect-images` reading
+//! the digest that pods run (their status set through the API, images in a crane registry on
+//! loopback), and the server going away.
 #![cfg(feature = "cluster")]
 
 mod common;
+#[cfg(feature = "images")]
+mod images_common;
+#[cfg(feature = "images")]
+mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -572,7 +578,11 @@ fn cluster_audit_against_a_real_apiserver() {
         assert_eq!(report["summary"]["objects"], 2, "{report:#}");
     }
 
-    // 8. The server goes away: a clear error, not a hang.
+    // 8. --inspect-images reads what runs: the digest the kubelet reports.
+    #[cfg(feature = "images")]
+    images_that_run(&client, &rt, kc);
+
+    // 9. The server goes away: a clear error, not a hang.
     server.stop();
     let t0 = std::time::Instant::now();
     let gone = golint(&["cluster", "--kubeconfig", kc, "--timeout", "5"]);
@@ -583,4 +593,154 @@ fn cluster_audit_against_a_real_apiserver() {
         "{stderr}"
     );
     assert!(t0.elapsed().as_secs() < 30, "took {:?}", t0.elapsed());
+}
+
+/// A Deployment's pods run a Go image; its tag was pushed again since, with a Python program.
+/// The audit reads the digest the pods' status reports (two pods of three; the third runs the
+/// new push, which is said), so GK101 stands on the Go that runs. A Deployment no pod runs is
+/// read by its tag.
+#[cfg(feature = "images")]
+fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
+    use images_common::{crane_registry, go_binary, image, layer, run};
+    use kube::api::{Patch, PatchParams};
+
+    let Some(tools) = tools::ensure() else { return };
+    if !common::go_available() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must run this: no go command"
+        );
+        println!("cluster images: not run: no go command on PATH");
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (_registry, reg) = crane_registry(&tools.crane, dir);
+    let digest = |tag: &str| {
+        run(
+            Command::new(&tools.crane).args(["digest", tag]),
+            "crane digest",
+        )
+        .trim()
+        .to_string()
+    };
+    let go_layer = layer(dir, "go.tgz", &[("app/server", &go_binary())]);
+    let py_layer = layer(dir, "py.tgz", &[("app/main.py", b"print('hi')\n")]);
+    let python = ["--entrypoint", "python3,/app/main.py"];
+    let api = image(
+        &tools.crane,
+        None,
+        &reg,
+        "shop/api",
+        &[&go_layer],
+        &["--entrypoint", "/app/server"],
+    );
+    let go_digest = digest(&api);
+    assert_eq!(
+        api,
+        image(&tools.crane, None, &reg, "shop/api", &[&py_layer], &python)
+    );
+    let py_digest = digest(&api);
+    assert_ne!(go_digest, py_digest);
+    let web = image(&tools.crane, None, &reg, "shop/web", &[&py_layer], &python);
+
+    let limits = json!({"limits": {"cpu": "2", "memory": "512Mi"}});
+    let mut objects = vec![
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "images"}}),
+        deployment("images", "api", limits.clone(), json!([])),
+        deployment("images", "web", limits.clone(), json!([])),
+    ];
+    objects[1]["spec"]["template"]["spec"]["containers"][0]["image"] = json!(api);
+    objects[2]["spec"]["template"]["spec"]["containers"][0]["image"] = json!(web);
+    let pods: Vec<(String, &str)> = vec![
+        ("api-7c9d-a".into(), &go_digest),
+        ("api-7c9d-b".into(), &go_digest),
+        ("api-7c9d-c".into(), &py_digest),
+    ];
+    for (name, _) in &pods {
+        objects.push(json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "images", "labels": {"app": "api"},
+                "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                    "name": "api-7c9d", "uid": "6f1c2b1e-7a4e-4c5b-9d43-2f0e8b1a9c11",
+                    "controller": true}]},
+            "spec": {"containers": [{"name": "app", "image": api, "resources": limits}]}}));
+    }
+    rt.block_on(create(client, &objects));
+    // What a kubelet writes once the containers run (containerd's form of imageID).
+    let repo = api.rsplit_once(':').unwrap().0;
+    for (name, running) in &pods {
+        let status = json!({"status": {"phase": "Running", "containerStatuses": [{
+            "name": "app", "image": api, "imageID": format!("{repo}@{running}"),
+            "ready": true, "restartCount": 0,
+            "state": {"running": {"startedAt": "2026-11-26T06:00:00Z"}}}]}});
+        rt.block_on(
+            Api::<Pod>::namespaced(client.clone(), "images").patch_status(
+                name,
+                &PatchParams::default(),
+                &Patch::Merge(&status),
+            ),
+        )
+        .unwrap_or_else(|e| panic!("status of {name}: {e}"));
+    }
+
+    let out = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args([
+            "cluster",
+            "--kubeconfig",
+            kc,
+            "-n",
+            "images",
+            "--inspect-images",
+            "--format",
+            "json",
+        ])
+        .env_remove("KUBECONFIG")
+        .env("GOLINT_K8S_CACHE", dir.join("cache"))
+        .env("DOCKER_CONFIG", dir.join("no-docker-config"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!(
+        "cluster --inspect-images: exit {:?}, stderr:\n{stderr}",
+        out.status.code()
+    );
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "note: the pods of image {api} run 2 digests; read is {go_digest}, which 2 of 3 run"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "note: images read at the digest their pods run (the kubelet's imageID): 1 of 2; \
+             the others, which no listed pod runs, by their reference"
+        ),
+        "{stderr}"
+    );
+    let report = json_of(&out);
+    let codes = |name: &str| -> Vec<Value> {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["object"]["name"] == name)
+            .cloned()
+            .collect()
+    };
+    let api_findings = codes("api");
+    let gk101 = api_findings
+        .iter()
+        .find(|f| f["code"] == "GK101")
+        .unwrap_or_else(|| panic!("GK101 on the Go that runs: {report:#}"));
+    let short = &go_digest[..19];
+    assert!(
+        gk101.to_string().contains(&format!("from image {short}")),
+        "{gk101:#}"
+    );
+    // web is read by its tag: Python, no Go rule.
+    assert!(
+        codes("web").iter().all(|f| f["code"] != "GK101"),
+        "{report:#}"
+    );
 }

@@ -1,8 +1,9 @@
 //! `lint --inspect-images` against a real registry: `crane registry serve` on loopback, holding
 //! images that `crane` builds in the test from real Go binaries (compiled here with the local Go,
-//! CGO off, go.mod at `go 1.24` and `go 1.26`, one linking go.uber.org/automaxprocs v1.6.0), a
-//! Python entrypoint and a Python script, an image whose ENV sets GOMEMLIMIT, a multi-platform
-//! index, whiteouts, and a binary above a large layer that must not be read. What the lint says
+//! CGO off, go.mod at `go 1.24` and `go 1.26`, one linking go.uber.org/automaxprocs v1.6.0, one
+//! github.com/KimMachineGun/automemlimit v0.7.1), a Python entrypoint and a Python script, an
+//! image whose ENV sets GOMEMLIMIT, a multi-platform index, whiteouts, and a binary above a large
+//! layer that must not be read. What the lint says
 //! of each container (runtime, evidence, findings), the cache (a second run asks for no blob:
 //! counted in the registry's request log), `--offline` with an empty cache and an unreachable
 //! registry (notes, never exit 2) are checked.
@@ -20,11 +21,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use images_common::{deployment, findings, layer, runtimes, Lint};
+use images_common::{deployment, findings, layer, run, runtimes, Lint};
 use serde_json::Value;
 
 const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
 const AUTOMAXPROCS: &str = include_str!("buildinfo-progs/automaxprocs/main.go");
+const AUTOMEMLIMIT: &str = include_str!("buildinfo-progs/automemlimit/main.go");
 
 fn tools_and_go() -> Option<tools::Tools> {
     if !common::go_available() {
@@ -99,17 +101,6 @@ impl Registry {
     fn lines(&self) -> usize {
         std::fs::read_to_string(&self.log).unwrap().lines().count()
     }
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// A Go program built with the local toolchain (CGO off), cached between runs.
@@ -231,7 +222,14 @@ fn images_are_read_from_a_real_registry() {
         "1.24",
         Some(("go.uber.org/automaxprocs", "v1.6.0")),
     );
+    let memlimit = go_build(
+        "automemlimit",
+        AUTOMEMLIMIT,
+        "1.24",
+        Some(("github.com/KimMachineGun/automemlimit", "v0.7.1")),
+    );
     let l124 = layer(dir, "l124.tgz", &[("app/server", &go124)]);
+    let lmem = layer(dir, "lmem.tgz", &[("app/server", &memlimit)]);
     let l126 = layer(dir, "l126.tgz", &[("app/server", &go126)]);
     let lmax = layer(dir, "lmax.tgz", &[("app/server", &maxprocs)]);
     let lpy = layer(dir, "lpy.tgz", &[("app/main.py", b"print('hi')\n")]);
@@ -265,6 +263,7 @@ fn images_are_read_from_a_real_registry() {
         ("go124", crane.image("go124", &[&l124], &ep)),
         ("go126", crane.image("go126", &[&l126], &ep)),
         ("maxprocs", crane.image("maxprocs", &[&lmax], &ep)),
+        ("memlimit", crane.image("memlimit", &[&lmem], &ep)),
         (
             "memenv",
             crane.image(
@@ -334,7 +333,9 @@ fn images_are_read_from_a_real_registry() {
     let rt = runtimes(&cold);
     let lang = |c: &str| rt[c]["language"].as_str().map(str::to_string);
     let evidence = |c: &str| rt[c]["evidence"].as_str().unwrap().to_string();
-    for c in ["go124", "go126", "maxprocs", "memenv", "big", "multi"] {
+    for c in [
+        "go124", "go126", "maxprocs", "memlimit", "memenv", "big", "multi",
+    ] {
         assert_eq!(lang(c).as_deref(), Some("go"), "{c}: {}", rt[c]);
         assert!(evidence(c).contains("from image sha256:"), "{c}: {}", rt[c]);
         assert_eq!(rt[c]["go_version"], "1.26", "{c}: {}", rt[c]);
@@ -360,6 +361,18 @@ fn images_are_read_from_a_real_registry() {
             .is_some_and(|s| s.contains("go.uber.org/automaxprocs v1.6.0")),
         "{}",
         rt["maxprocs"]
+    );
+    assert!(
+        evidence("memlimit").contains("links github.com/KimMachineGun/automemlimit v0.7.1"),
+        "{}",
+        rt["memlimit"]
+    );
+    assert!(
+        rt["memlimit"]["sizes_gomemlimit"]
+            .as_str()
+            .is_some_and(|s| s.contains("github.com/KimMachineGun/automemlimit v0.7.1")),
+        "{}",
+        rt["memlimit"]
     );
     assert!(evidence("memenv").contains("ENV GOMEMLIMIT=400MiB"));
     assert_eq!(
@@ -402,6 +415,11 @@ fn images_are_read_from_a_real_registry() {
     assert!(has("go124", "GK201") && has("go124", "GK101"), "{f:?}");
     assert!(!has("go126", "GK201") && has("go126", "GK101"), "{f:?}");
     assert!(!has("maxprocs", "GK201"), "{f:?}");
+    // automemlimit sets GOMEMLIMIT from the cgroup's limit; its go 1.24 line keeps GK201.
+    assert!(
+        !has("memlimit", "GK101") && has("memlimit", "GK201"),
+        "{f:?}"
+    );
     assert!(!has("memenv", "GK101") && has("memenv", "GK201"), "{f:?}");
     for c in ["python", "script", "opaque"] {
         assert!(!has(c, "GK201") && !has(c, "GK101"), "{c}: {f:?}");

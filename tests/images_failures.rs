@@ -28,14 +28,14 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use images_common::{deployment, findings, layer, runtimes, Lint};
+use images_common::{
+    crane_registry, deployment, findings, go, go_binary, image, layer, run, runtimes, serve, Lint,
+};
 use serde_json::Value;
-
-const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
 
 fn tools_and_go() -> Option<tools::Tools> {
     if !common::go_available() {
@@ -46,99 +46,6 @@ fn tools_and_go() -> Option<tools::Tools> {
         return None;
     }
     tools::ensure()
-}
-
-/// A child process stopped when the test ends, however it ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Start `cmd` with its stderr in `log`, and wait for `find` to see the address in the log.
-fn serve(mut cmd: Command, log: &Path, find: impl Fn(&str) -> Option<String>) -> (Server, String) {
-    let file = std::fs::File::create(log).unwrap();
-    let child = cmd
-        .stdout(Stdio::null())
-        .stderr(file)
-        .spawn()
-        .expect("start a registry");
-    let server = Server(child);
-    let started = Instant::now();
-    loop {
-        let text = std::fs::read_to_string(log).unwrap_or_default();
-        if let Some(addr) = text.lines().find_map(&find) {
-            return (server, addr);
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the registry did not start: {text}"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-fn crane_registry(crane: &Path, dir: &Path) -> (Server, String) {
-    let mut cmd = Command::new(crane);
-    cmd.args(["registry", "serve", "--address", "127.0.0.1:0"]);
-    serve(cmd, &dir.join("crane.log"), |l| {
-        let port = l.split("serving on port ").nth(1)?;
-        Some(format!("127.0.0.1:{}", port.trim()))
-    })
-}
-
-fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `go` in `dir` with the local toolchain, CGO off, modules in the tests' cache.
-fn go(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new("go");
-    c.args(args)
-        .current_dir(dir)
-        .env("GOTOOLCHAIN", "local")
-        .env("CGO_ENABLED", "0")
-        .env("GOMODCACHE", common::user_cache("buildinfo").join("mod"))
-        .env("GOFLAGS", "-mod=mod -modcacherw")
-        .env("GOWORK", "off");
-    c
-}
-
-/// A Go program (go.mod at `go 1.26`), built once and cached between runs.
-fn go_binary() -> Vec<u8> {
-    let cache = common::user_cache("image-progs");
-    std::fs::create_dir_all(&cache).unwrap();
-    let tag: u64 = PLAIN.bytes().fold(0xcbf29ce484222325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    });
-    let bin = cache.join(format!("failures-plain-{tag:016x}"));
-    if let Ok(bytes) = std::fs::read(&bin) {
-        return bytes;
-    }
-    let src = tempfile::tempdir().unwrap();
-    std::fs::write(src.path().join("main.go"), PLAIN).unwrap();
-    std::fs::write(
-        src.path().join("go.mod"),
-        "module example.com/plain\n\ngo 1.26\n",
-    )
-    .unwrap();
-    let part = cache.join(format!(".failures-plain-{}.part", std::process::id()));
-    run(
-        &mut go(src.path(), &["build", "-o", part.to_str().unwrap(), "."]),
-        "go build",
-    );
-    std::fs::rename(&part, &bin).unwrap();
-    std::fs::read(&bin).unwrap()
 }
 
 /// An htpasswd line (bcrypt, as distribution requires) made with golang.org/x/crypto/bcrypt.
@@ -164,37 +71,6 @@ fn htpasswd(user: &str, password: &str) -> String {
         &mut go(src.path(), &["run", ".", user, password]),
         "htpasswd",
     )
-}
-
-/// `crane append` then `crane mutate`: an image of `layers` at `reg/name:v1`. `config` is the
-/// Docker config directory crane reads credentials from, if any.
-fn image(
-    crane: &Path,
-    config: Option<&Path>,
-    reg: &str,
-    name: &str,
-    layers: &[&Path],
-    mutate: &[&str],
-) -> String {
-    let cmd = |args: &[&str]| {
-        let mut c = Command::new(crane);
-        c.args(args);
-        if let Some(dir) = config {
-            c.env("DOCKER_CONFIG", dir);
-        }
-        c
-    };
-    let base = format!("{reg}/{name}:base");
-    let mut c = cmd(&["append", "-t", &base]);
-    for l in layers {
-        c.arg("-f").arg(l);
-    }
-    run(&mut c, &format!("crane append {name}"));
-    let tag = format!("{reg}/{name}:v1");
-    let mut args = vec!["mutate", base.as_str(), "-t", tag.as_str()];
-    args.extend_from_slice(mutate);
-    run(&mut cmd(&args), &format!("crane mutate {name}"));
-    tag
 }
 
 /// The digest and bytes of an image's top layer, as the registry serves them.

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::lint::LintArgs;
-use super::lint::ReportArgs;
+use super::lint::{ImageArgs, LintArgs, ReportArgs};
 
 #[derive(Args, Debug, Clone)]
 pub struct ClusterArgs {
@@ -34,6 +33,10 @@ pub struct ClusterArgs {
     /// CPUs of the nodes [default: the largest node's CPU capacity, listed from the cluster].
     #[arg(long)]
     pub node_cpus: Option<u32>,
+    /// With --inspect-images, each image is read at the digest its pods run, as the kubelet
+    /// reports it (`status.containerStatuses[].imageID`); an image no listed pod runs, by its tag.
+    #[command(flatten)]
+    pub images: ImageArgs,
 }
 
 impl ClusterArgs {
@@ -56,7 +59,7 @@ impl ClusterArgs {
             exclude: Vec::new(),
             extend_exclude: Vec::new(),
             new_from_rev: None,
-            images: Default::default(),
+            images: self.images.clone(),
         }
     }
 }
@@ -113,6 +116,54 @@ pub fn run(a: ClusterArgs) -> i32 {
     if a.node_cpus.is_some() {
         inv.nodes = None;
     }
+    if la.images.inspect_images || cfg.inspect_images {
+        inspect_running_images(&inv, &cfg, &la.images);
+    }
     let reports = audit(&inv, &cfg, &p.sel);
     super::lint::report(&la, reports, None, false, &[])
+}
+
+/// `--inspect-images` in a cluster: what runs, not what the tag names now. Each image is read at
+/// the digest its pods run; pods that disagree (a tag pushed again during a rollout) are said.
+#[cfg(all(feature = "cluster", feature = "images"))]
+fn inspect_running_images(
+    inv: &crate::cluster::Inventory,
+    cfg: &crate::config::Config,
+    a: &ImageArgs,
+) {
+    let images = crate::cluster::images_in_use(inv, cfg);
+    let mut pinned = 0;
+    let targets: Vec<(String, String)> = images
+        .iter()
+        .map(|i| {
+            let read = i.running.as_ref().and_then(|r| {
+                if r.digests > 1 {
+                    say!(
+                        "note: the pods of image {} run {} digests; read is {}, which {} of {} run",
+                        i.image,
+                        r.digests,
+                        r.digest,
+                        r.pods,
+                        r.of
+                    );
+                }
+                crate::image::registry::pin(&i.image, &r.digest)
+            });
+            pinned += usize::from(read.is_some());
+            (i.image.clone(), read.unwrap_or_else(|| i.image.clone()))
+        })
+        .collect();
+    if !images.is_empty() {
+        say!(
+            "note: images read at the digest their pods run (the kubelet's imageID): {pinned} of \
+             {}; the others, which no listed pod runs, by their reference",
+            images.len()
+        );
+    }
+    super::lint::inspect_and_remember(targets, a);
+}
+
+#[cfg(all(feature = "cluster", not(feature = "images")))]
+fn inspect_running_images(_: &crate::cluster::Inventory, _: &crate::config::Config, _: &ImageArgs) {
+    say!("note: --inspect-images needs the feature `images`, which this build was made without");
 }

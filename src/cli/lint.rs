@@ -1,6 +1,6 @@
 //! `golint-k8s lint`: collect inputs, lint them in parallel, render, and pick the exit code.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -143,6 +143,52 @@ pub struct ImageArgs {
     /// With --inspect-images: the timeout of each registry request, in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub registry_timeout: u64,
+}
+
+/// Read images from their registries and record what each gave, under the image as the
+/// manifests write it, for [`crate::runtime::GoView::decide`]. `targets` pairs that name with the
+/// reference read: the same, or (in a cluster) pinned to the digest its pods run. Images that
+/// cannot be read, or that do not show their runtime, are a note each.
+#[cfg(feature = "images")]
+pub fn inspect_and_remember(mut targets: Vec<(String, String)>, a: &ImageArgs) {
+    targets.sort();
+    targets.dedup();
+    let opts = crate::image::registry::Options {
+        offline: a.offline,
+        platform: a.platform.clone(),
+        insecure: a.insecure_registry.clone(),
+        timeout: std::time::Duration::from_secs(a.registry_timeout.max(1)),
+        ..Default::default()
+    };
+    let mut read: Vec<String> = targets.iter().map(|(_, r)| r.clone()).collect();
+    read.sort();
+    read.dedup();
+    let by_read = crate::image::registry::inspect_all(&read, &opts);
+    let facts: HashMap<String, Result<crate::image::ImageFacts, String>> = targets
+        .into_iter()
+        .filter_map(|(shown, read)| Some((shown, by_read.get(&read)?.clone())))
+        .collect();
+    let mut failed: Vec<_> = facts
+        .iter()
+        .filter_map(|(r, f)| Some((r, f.as_ref().err()?)))
+        .collect();
+    failed.sort();
+    for (r, e) in failed {
+        say!("note: image {r} was not inspected: {e}");
+    }
+    // Read, but without an answer (a missing entrypoint, a file that is no program).
+    let mut silent: Vec<_> = facts
+        .iter()
+        .filter_map(|(r, f)| match &f.as_ref().ok()?.kind {
+            crate::image::Runtime::Unknown(why) => Some((r, why)),
+            _ => None,
+        })
+        .collect();
+    silent.sort();
+    for (r, why) in silent {
+        say!("note: image {r} did not show its runtime: {why}");
+    }
+    crate::image::remember(facts);
 }
 
 fn selection(a: &LintArgs) -> Result<Selection, Error> {
@@ -434,38 +480,12 @@ impl Prepared {
                 Ok(src) if by_config(cfg) => crate::lint::images(&src, cfg),
                 _ => Vec::new(),
             });
-            let mut refs: Vec<String> = lists.into_iter().flatten().collect();
-            refs.sort();
-            refs.dedup();
-            let opts = crate::image::registry::Options {
-                offline: a.offline,
-                platform: a.platform.clone(),
-                insecure: a.insecure_registry.clone(),
-                timeout: std::time::Duration::from_secs(a.registry_timeout.max(1)),
-                ..Default::default()
-            };
-            let facts = crate::image::registry::inspect_all(&refs, &opts);
-            let mut failed: Vec<_> = facts
-                .iter()
-                .filter_map(|(r, f)| Some((r, f.as_ref().err()?)))
+            let refs: Vec<(String, String)> = lists
+                .into_iter()
+                .flatten()
+                .map(|r| (r.clone(), r))
                 .collect();
-            failed.sort();
-            for (r, e) in failed {
-                say!("note: image {r} was not inspected: {e}");
-            }
-            // Read, but without an answer (a missing entrypoint, a file that is no program).
-            let mut silent: Vec<_> = facts
-                .iter()
-                .filter_map(|(r, f)| match &f.as_ref().ok()?.kind {
-                    crate::image::Runtime::Unknown(why) => Some((r, why)),
-                    _ => None,
-                })
-                .collect();
-            silent.sort();
-            for (r, why) in silent {
-                say!("note: image {r} did not show its runtime: {why}");
-            }
-            crate::image::remember(facts);
+            inspect_and_remember(refs, a);
         }
     }
 

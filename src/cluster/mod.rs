@@ -12,7 +12,7 @@
 #[cfg(feature = "cluster")]
 pub mod fetch;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -149,6 +149,8 @@ pub struct Inventory {
     pub vpas: Vec<Listed>,
     /// The node size that replaces `node-cpus` (None: unknown, or an explicit `--node-cpus`).
     pub nodes: Option<NodeCpus>,
+    /// What the listed pods run, by image reference as their spec writes it: digest → pods.
+    pub running: BTreeMap<String, BTreeMap<String, usize>>,
 }
 
 impl Inventory {
@@ -159,6 +161,15 @@ impl Inventory {
             ..Inventory::default()
         };
         for mut o in listed {
+            if o.kind == "Pod" {
+                for (image, digest) in running_digests(&o.json) {
+                    *inv.running
+                        .entry(image)
+                        .or_default()
+                        .entry(digest)
+                        .or_default() += 1;
+                }
+            }
             o.strip_bookkeeping();
             match o.kind.as_str() {
                 "LimitRange" => inv.limit_ranges.push(o),
@@ -172,6 +183,103 @@ impl Inventory {
         });
         inv
     }
+}
+
+/// An image the listed workloads name, for `--inspect-images`, with what their pods run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageInUse {
+    /// As the workloads' specs write it.
+    pub image: String,
+    /// The digest most of the listed pods run for it, when any reports one.
+    pub running: Option<RunningDigest>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunningDigest {
+    pub digest: String,
+    /// Pods that run it, of the pods that report a digest for the image.
+    pub pods: usize,
+    pub of: usize,
+    /// How many different digests those pods run (a tag pushed again during a rollout).
+    pub digests: usize,
+}
+
+/// Every image the audited objects name, each with the digest its pods run (the most common one;
+/// on a tie, the first in order).
+pub fn images_in_use(inv: &Inventory, cfg: &Config) -> Vec<ImageInUse> {
+    let mut images: Vec<String> = inv
+        .objects
+        .iter()
+        .flat_map(|o| {
+            let src = Source::from_text(Origin::Stdin(o.reference()), o.text());
+            crate::lint::images(&src, cfg)
+        })
+        .collect();
+    images.sort();
+    images.dedup();
+    images
+        .into_iter()
+        .map(|image| {
+            let running = inv.running.get(&image).and_then(|digests| {
+                let (digest, pods) = digests
+                    .iter()
+                    .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))?;
+                Some(RunningDigest {
+                    digest: digest.clone(),
+                    pods: *pods,
+                    of: digests.values().sum(),
+                    digests: digests.len(),
+                })
+            });
+            ImageInUse { image, running }
+        })
+        .collect()
+}
+
+/// The digests a pod's containers run, as the kubelet reports them (`status.containerStatuses[]`
+/// and `initContainerStatuses[].imageID`), each with the image its spec names for that container.
+/// A tag can be pushed again after the pod started; the digest is what the node pulled.
+///
+/// containerd and CRI-O report `repository@sha256:…`, Docker's `docker-pullable://…@sha256:…`;
+/// a bare image ID (`sha256:…`, `docker://sha256:…`) is the config's digest, which no registry
+/// serves as a manifest, so it is left out.
+pub fn running_digests(pod: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (specs, statuses) in [
+        ("containers", "containerStatuses"),
+        ("initContainers", "initContainerStatuses"),
+    ] {
+        let Some(statuses) = pod["status"][statuses].as_array() else {
+            continue;
+        };
+        let specs = pod["spec"][specs]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        for st in statuses {
+            let spec = specs.iter().find(|c| c["name"] == st["name"]);
+            let image = spec.and_then(|c| c["image"].as_str());
+            let digest = st["imageID"]
+                .as_str()
+                .and_then(|id| id.rsplit_once('@'))
+                .map(|(_, d)| d)
+                .filter(|d| is_digest(d));
+            if let (Some(image), Some(digest)) = (image, digest) {
+                out.push((image.to_string(), digest.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// `sha256:` and 64 hex digits (or another algorithm's name and its hex digest).
+fn is_digest(d: &str) -> bool {
+    d.split_once(':').is_some_and(|(alg, hex)| {
+        !alg.is_empty()
+            && alg.bytes().all(|b| b.is_ascii_alphanumeric())
+            && hex.len() >= 32
+            && hex.bytes().all(|b| b.is_ascii_hexdigit())
+    })
 }
 
 /// Lint every object (in parallel) with its namespace's LimitRanges and VPAs; one report per object,
@@ -255,6 +363,91 @@ mod tests {
                 "resources": {"limits": limits}}]}}},
             "status": {"replicas": 1}
         })
+    }
+
+    #[test]
+    fn running_digests_come_from_container_statuses() {
+        let d1 = format!("sha256:{}", "a".repeat(64));
+        let d2 = format!("sha256:{}", "b".repeat(64));
+        let pod = |id1: &str, id2: &str| {
+            Listed::new(
+                json!({"kind": "Pod", "metadata": {"name": "p", "namespace": "x",
+                "ownerReferences": [{"kind": "ReplicaSet", "name": "a-1", "controller": true}]},
+                "spec": {"initContainers": [{"name": "init", "image": "r/init:1"}],
+                         "containers": [{"name": "app", "image": "r/app:1"},
+                                        {"name": "side", "image": "r/side:1"}]},
+                "status": {
+                    "initContainerStatuses": [{"name": "init", "imageID": id2}],
+                    "containerStatuses": [
+                        {"name": "app", "imageID": id1},
+                        {"name": "side", "imageID": "docker://sha256:".to_string() + &"c".repeat(64)},
+                        {"name": "gone", "imageID": id1}]}}),
+            )
+        };
+        assert_eq!(
+            running_digests(
+                &pod(
+                    &format!("docker.io/r/app@{d1}"),
+                    &format!("docker-pullable://r/init@{d2}")
+                )
+                .json
+            ),
+            [
+                ("r/app:1".to_string(), d1.clone()),
+                ("r/init:1".to_string(), d2.clone())
+            ]
+        );
+        let inv = Inventory::from_listed(
+            vec![
+                pod(&format!("r/app@{d1}"), ""),
+                pod(&format!("r/app@{d1}"), ""),
+                pod(&format!("r/app@{d2}"), ""),
+            ],
+            &[],
+        );
+        assert!(inv.objects.is_empty());
+        let app = &inv.running["r/app:1"];
+        assert_eq!((app[&d1], app[&d2]), (2, 1));
+        assert_eq!(inv.running.len(), 1, "{:?}", inv.running);
+    }
+
+    #[test]
+    fn images_in_use_pick_the_digest_most_pods_run() {
+        let d = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+        let mut inv = Inventory::from_listed(
+            vec![
+                Listed::new(deployment("a", json!({}), json!({}))),
+                Listed::new(json!({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": "q", "namespace": "x"},
+                    "spec": {"containers": [{"name": "c", "image": "r/other:2"}]}})),
+            ],
+            &[],
+        );
+        inv.running.insert(
+            "registry.example.com/shop/app:1.0".into(),
+            [(d('b'), 1), (d('a'), 2), (d('c'), 2)]
+                .into_iter()
+                .collect(),
+        );
+        let images = images_in_use(&inv, &Config::default());
+        assert_eq!(
+            images,
+            [
+                ImageInUse {
+                    image: "r/other:2".into(),
+                    running: None
+                },
+                ImageInUse {
+                    image: "registry.example.com/shop/app:1.0".into(),
+                    running: Some(RunningDigest {
+                        digest: d('a'),
+                        pods: 2,
+                        of: 5,
+                        digests: 3
+                    })
+                },
+            ]
+        );
     }
 
     #[test]

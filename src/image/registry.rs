@@ -86,6 +86,19 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     base.map(|b| b.join("golint-k8s"))
 }
 
+/// `reference` pinned to `digest`: its registry and repository, the tag dropped.
+pub fn pin(reference: &str, digest: &str) -> Option<String> {
+    let r = Reference::try_from(reference).ok()?;
+    Some(
+        Reference::with_digest(
+            r.registry().to_string(),
+            r.repository().to_string(),
+            digest.to_string(),
+        )
+        .whole(),
+    )
+}
+
 /// Inspect every reference (at most [`Options::concurrency`] at once) and say what each gave.
 /// References that are not registry images (`ko://…`, templates) are left out.
 pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<ImageFacts, String>> {
@@ -867,6 +880,24 @@ mod bytes_chunk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pinned_references_keep_registry_and_repository() {
+        let d = format!("sha256:{}", "a".repeat(64));
+        assert_eq!(
+            pin("127.0.0.1:5000/shop/app:v1", &d).unwrap(),
+            format!("127.0.0.1:5000/shop/app@{d}")
+        );
+        assert_eq!(
+            pin("nginx", &d).unwrap(),
+            format!("docker.io/library/nginx@{d}")
+        );
+        assert_eq!(
+            pin(&format!("r.io/a:1@sha256:{}", "b".repeat(64)), &d).unwrap(),
+            format!("r.io/a@{d}")
+        );
+        assert_eq!(pin("Not A Reference", &d), None);
+    }
 
     #[test]
     fn plain_http_only_for_loopback_and_named_hosts() {
