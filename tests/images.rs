@@ -484,6 +484,42 @@ fn images_are_read_from_a_real_registry() {
         arm_run.stdout
     );
 
+    // `fix` follows the facts: the Go 1.24 image gets GOMAXPROCS and GOMEMLIMIT; a Python image
+    // under a name that says nothing, which the manifest alone takes for Go, gets no Go setting.
+    let svc = crane.image("svc", &[&lpy], &["--entrypoint", "python3,/app/main.py"]);
+    let go124_image = &images.iter().find(|(n, _)| *n == "go124").unwrap().1;
+    let fix_text = deployment(&[("gosvc", go124_image), ("pysvc", &svc)]);
+    let fix = |inspect: bool| {
+        let path = dir.join(format!("fix-{inspect}.yaml"));
+        std::fs::write(&path, &fix_text).unwrap();
+        let mut c = Command::new(env!("CARGO_BIN_EXE_golint-k8s"));
+        c.arg("fix")
+            .arg(&path)
+            .env("GOLINT_K8S_CACHE", dir.join("cache-fix"));
+        if inspect {
+            c.arg("--inspect-images");
+        }
+        let out = c.output().unwrap();
+        assert!(
+            out.status.code() != Some(2),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(&path).unwrap()
+    };
+    let py_part = |text: &str| text[text.find("- name: pysvc").unwrap()..].to_string();
+    let fixed = fix(true);
+    let go_part = &fixed[..fixed.find("- name: pysvc").unwrap()];
+    assert!(
+        go_part.contains("GOMAXPROCS") && go_part.contains("GOMEMLIMIT"),
+        "{fixed}"
+    );
+    assert_eq!(py_part(&fixed), py_part(&fix_text), "{fixed}");
+    assert!(
+        py_part(&fix(false)).contains("GOMEMLIMIT"),
+        "the manifest alone assumes Go"
+    );
+
     // Only the layers down to the entrypoint were read.
     let sizes = cached_sizes(&cache);
     for (digest, read, size, entrypoint) in &sizes {
