@@ -33,7 +33,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use images_common::{
-    crane_registry, deployment, findings, go, go_binary, image, layer, run, runtimes, serve, Lint,
+    crane_registry, deployment, distribution_registry, findings, go, go_binary, go_program, image,
+    layer, run, runtimes, serve, Lint,
 };
 use serde_json::Value;
 
@@ -524,23 +525,14 @@ fn credentials_come_from_the_docker_config() {
     let (user, password) = ("alice", "golint-test-password");
     let htpasswd_file = dir.join("htpasswd");
     std::fs::write(&htpasswd_file, htpasswd(user, password)).unwrap();
-    let config = dir.join("registry.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
-             http:\n  addr: 127.0.0.1:0\n  secret: golint-k8s-test\nauth:\n  htpasswd:\n    realm: golint-k8s-test\n    path: {}\n",
-            dir.join("data").display(),
+    let (_registry, reg) = distribution_registry(
+        &tools.distribution_registry,
+        dir,
+        &format!(
+            "  htpasswd:\n    realm: golint-k8s-test\n    path: {}\n",
             htpasswd_file.display()
         ),
-    )
-    .unwrap();
-    let mut cmd = Command::new(&tools.distribution_registry);
-    cmd.arg("serve").arg(&config);
-    let (_registry, reg) = serve(cmd, &dir.join("distribution.log"), |l| {
-        let rest = l.split("listening on ").nth(1)?;
-        Some(rest.split(['"', ' ']).next()?.to_string())
-    });
+    );
 
     // The `auth` form for crane's push; the lint is tried with both forms.
     let auth = base64(format!("{user}:{password}").as_bytes());
@@ -716,30 +708,7 @@ fn credentials_come_from_the_docker_config() {
 
 /// `tests/token-server`, built once and cached between runs.
 fn token_server() -> PathBuf {
-    const SRC: &str = include_str!("token-server/main.go");
-    let cache = common::user_cache("image-progs");
-    std::fs::create_dir_all(&cache).unwrap();
-    let tag: u64 = SRC.bytes().fold(0xcbf29ce484222325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    });
-    let bin = cache.join(format!("token-server-{tag:016x}"));
-    if bin.exists() {
-        return bin;
-    }
-    let src = tempfile::tempdir().unwrap();
-    std::fs::write(src.path().join("main.go"), SRC).unwrap();
-    std::fs::write(
-        src.path().join("go.mod"),
-        "module example.com/tokenserver\n\ngo 1.24\n",
-    )
-    .unwrap();
-    let part = cache.join(format!(".token-server-{}.part", std::process::id()));
-    run(
-        &mut go(src.path(), &["build", "-o", part.to_str().unwrap(), "."]),
-        "go build (token server)",
-    );
-    std::fs::rename(&part, &bin).unwrap();
-    bin
+    go_program("token-server", include_str!("token-server/main.go"), "1.24")
 }
 
 /// The token service's log lines for requests (see tests/token-server/main.go).
@@ -772,25 +741,15 @@ fn bearer_tokens_from_a_token_service() {
     });
     // The realm by name: crane refuses token services at private IP literals.
     let port = token_addr.rsplit(':').next().unwrap();
-    let config = dir.join("registry.yml");
-    std::fs::write(
-        &config,
-        format!(
-            "version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
-             http:\n  addr: 127.0.0.1:0\n  secret: golint-k8s-test\nauth:\n  token:\n    \
-             realm: http://localhost:{port}/token\n    service: golint-k8s-test\n    \
+    let (_registry, reg) = distribution_registry(
+        &tools.distribution_registry,
+        dir,
+        &format!(
+            "  token:\n    realm: http://localhost:{port}/token\n    service: golint-k8s-test\n    \
              issuer: {issuer}\n    rootcertbundle: {}\n",
-            dir.join("data").display(),
             cert.display()
         ),
-    )
-    .unwrap();
-    let mut cmd = Command::new(&tools.distribution_registry);
-    cmd.arg("serve").arg(&config);
-    let (_registry, reg) = serve(cmd, &dir.join("distribution.log"), |l| {
-        let rest = l.split("listening on ").nth(1)?;
-        Some(rest.split(['"', ' ']).next()?.to_string())
-    });
+    );
     let auth = base64(format!("{user}:{password}").as_bytes());
     let right = docker_config(
         &dir.join("right"),

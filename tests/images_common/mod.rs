@@ -155,31 +155,60 @@ pub fn go(dir: &Path, args: &[&str]) -> Command {
     c
 }
 
-/// A Go program (go.mod at `go 1.26`), built once and cached between runs.
-pub fn go_binary() -> Vec<u8> {
+/// A Go program of one `main.go` and the standard library, its go.mod at `go_line`, built once
+/// and cached between runs (by its source).
+pub fn go_program(name: &str, main_go: &str, go_line: &str) -> PathBuf {
     let cache = crate::common::user_cache("image-progs");
     std::fs::create_dir_all(&cache).unwrap();
-    let tag: u64 = PLAIN_GO.bytes().fold(0xcbf29ce484222325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    });
-    let bin = cache.join(format!("failures-plain-{tag:016x}"));
-    if let Ok(bytes) = std::fs::read(&bin) {
-        return bytes;
+    let tag: u64 = format!("{main_go}\n{go_line}")
+        .bytes()
+        .fold(0xcbf29ce484222325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+        });
+    let bin = cache.join(format!("{name}-{tag:016x}"));
+    if bin.exists() {
+        return bin;
     }
     let src = tempfile::tempdir().unwrap();
-    std::fs::write(src.path().join("main.go"), PLAIN_GO).unwrap();
+    std::fs::write(src.path().join("main.go"), main_go).unwrap();
     std::fs::write(
         src.path().join("go.mod"),
-        "module example.com/plain\n\ngo 1.26\n",
+        format!("module example.com/{name}\n\ngo {go_line}\n"),
     )
     .unwrap();
-    let part = cache.join(format!(".failures-plain-{}.part", std::process::id()));
+    let part = cache.join(format!(".{name}-{}.part", std::process::id()));
     run(
         &mut go(src.path(), &["build", "-o", part.to_str().unwrap(), "."]),
-        "go build",
+        &format!("go build ({name})"),
     );
     std::fs::rename(&part, &bin).unwrap();
-    std::fs::read(&bin).unwrap()
+    bin
+}
+
+/// [`PLAIN_GO`] built with go.mod at `go 1.26`: its bytes.
+pub fn go_binary() -> Vec<u8> {
+    std::fs::read(go_program("plain", PLAIN_GO, "1.26")).unwrap()
+}
+
+/// A CNCF distribution registry on loopback with `auth` (the YAML under `auth:`, indented by
+/// four spaces), storing below `dir`.
+pub fn distribution_registry(registry: &Path, dir: &Path, auth: &str) -> (Server, String) {
+    let config = dir.join("registry.yml");
+    std::fs::write(
+        &config,
+        format!(
+            "version: 0.1\nlog:\n  level: info\nstorage:\n  filesystem:\n    rootdirectory: {}\n\
+             http:\n  addr: 127.0.0.1:0\n  secret: golint-k8s-test\nauth:\n{auth}",
+            dir.join("data").display(),
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(registry);
+    cmd.arg("serve").arg(&config);
+    serve(cmd, &dir.join("distribution.log"), |l| {
+        let rest = l.split("listening on ").nth(1)?;
+        Some(rest.split(['"', ' ']).next()?.to_string())
+    })
 }
 
 /// `crane append` then `crane mutate`: an image of `layers` at `reg/name:v1`. `config` is the
