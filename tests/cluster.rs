@@ -207,10 +207,16 @@ async fn client(kubeconfig: &Path) -> Client {
     Client::try_from(cfg).unwrap()
 }
 
+/// An arm64 node (multi-platform images are read for linux/arm64 in step 8).
 fn node(name: &str, cpu: &str) -> Value {
     json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
            "status": {"capacity": {"cpu": cpu, "memory": "64Gi", "pods": "110"},
-                      "allocatable": {"cpu": cpu, "memory": "62Gi", "pods": "110"}}})
+                      "allocatable": {"cpu": cpu, "memory": "62Gi", "pods": "110"},
+                      "nodeInfo": {"operatingSystem": "linux", "architecture": "arm64",
+                          "machineID": name, "systemUUID": name, "bootID": name,
+                          "kernelVersion": "6.12.0", "osImage": "Linux",
+                          "containerRuntimeVersion": "containerd://2.1.0",
+                          "kubeletVersion": "v1.36.3", "kubeProxyVersion": "v1.36.3"}}})
 }
 
 /// A finding's identity across the two runs.
@@ -597,8 +603,8 @@ fn cluster_audit_against_a_real_apiserver() {
 
 /// A Deployment's pods run a Go image; its tag was pushed again since, with a Python program.
 /// The audit reads the digest the pods' status reports (two pods of three; the third runs the
-/// new push, which is said), so GK101 stands on the Go that runs. A Deployment no pod runs is
-/// read by its tag.
+/// new push, which is said), so GK101 stands on the Go that runs. Deployments no pod runs are
+/// read by their tags, a multi-platform one for the nodes' platform (linux/arm64: Python).
 #[cfg(feature = "images")]
 fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
     use images_common::{crane_registry, go_binary, image, layer, run};
@@ -643,15 +649,44 @@ fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
     let py_digest = digest(&api);
     assert_ne!(go_digest, py_digest);
     let web = image(&tools.crane, None, &reg, "shop/web", &[&py_layer], &python);
+    // A multi-platform index: Go for linux/amd64, Python for linux/arm64, which the nodes run.
+    let amd = image(
+        &tools.crane,
+        None,
+        &reg,
+        "shop/multi-amd64",
+        &[&go_layer],
+        &[
+            "--entrypoint",
+            "/app/server",
+            "--set-platform",
+            "linux/amd64",
+        ],
+    );
+    let arm = image(
+        &tools.crane,
+        None,
+        &reg,
+        "shop/multi-arm64",
+        &[&py_layer],
+        &[python[0], python[1], "--set-platform", "linux/arm64"],
+    );
+    let multi = format!("{reg}/shop/multi:v1");
+    run(
+        Command::new(&tools.crane).args(["index", "append", "-m", &amd, "-m", &arm, "-t", &multi]),
+        "crane index append",
+    );
 
     let limits = json!({"limits": {"cpu": "2", "memory": "512Mi"}});
     let mut objects = vec![
         json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "images"}}),
         deployment("images", "api", limits.clone(), json!([])),
         deployment("images", "web", limits.clone(), json!([])),
+        deployment("images", "multi", limits.clone(), json!([])),
     ];
     objects[1]["spec"]["template"]["spec"]["containers"][0]["image"] = json!(api);
     objects[2]["spec"]["template"]["spec"]["containers"][0]["image"] = json!(web);
+    objects[3]["spec"]["template"]["spec"]["containers"][0]["image"] = json!(multi);
     let pods: Vec<(String, &str)> = vec![
         ("api-7c9d-a".into(), &go_digest),
         ("api-7c9d-b".into(), &go_digest),
@@ -713,7 +748,7 @@ fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
     );
     assert!(
         stderr.contains(
-            "note: images read at the digest their pods run (the kubelet's imageID): 1 of 2; \
+            "note: images read at the digest their pods run (the kubelet's imageID): 1 of 3; \
              the others, which no listed pod runs, by their reference"
         ),
         "{stderr}"
@@ -738,9 +773,12 @@ fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
         gk101.to_string().contains(&format!("from image {short}")),
         "{gk101:#}"
     );
-    // web is read by its tag: Python, no Go rule.
-    assert!(
-        codes("web").iter().all(|f| f["code"] != "GK101"),
-        "{report:#}"
-    );
+    // web is read by its tag: Python, no Go rule; so is multi, for the nodes' linux/arm64.
+    for name in ["web", "multi"] {
+        assert!(
+            codes(name).iter().all(|f| f["code"] != "GK101"),
+            "{name}: {report:#}"
+        );
+    }
+    assert!(!stderr.contains("more than one platform"), "{stderr}");
 }

@@ -117,10 +117,33 @@ pub fn run(a: ClusterArgs) -> i32 {
         inv.nodes = None;
     }
     if la.images.inspect_images || cfg.inspect_images {
-        inspect_running_images(&inv, &cfg, &la.images);
+        let mut images = la.images.clone();
+        if images.platform.is_none() {
+            images.platform = nodes_platform(&listing.nodes);
+        }
+        inspect_running_images(&inv, &cfg, &images);
     }
     let reports = audit(&inv, &cfg, &p.sel);
     super::lint::report(&la, reports, None, false, &[])
+}
+
+/// The platform to read multi-platform images for: the nodes' (most of them, said when they
+/// differ), else the default.
+#[cfg(feature = "cluster")]
+fn nodes_platform(nodes: &[crate::cluster::Listed]) -> Option<String> {
+    let (platform, others) = crate::cluster::node_platform(nodes)?;
+    if others > 0 {
+        say!(
+            "note: the nodes run more than one platform; multi-platform images are read for \
+             {platform}, which most of them run ({others} {} another; --platform picks one)",
+            if others == 1 {
+                "node runs"
+            } else {
+                "nodes run"
+            }
+        );
+    }
+    Some(platform)
 }
 
 /// `--inspect-images` in a cluster: what runs, not what the tag names now. Each image is read at

@@ -133,9 +133,10 @@ pub struct ImageArgs {
     /// With --inspect-images: use the cache only, never the network.
     #[arg(long, requires = "inspect_images")]
     pub offline: bool,
-    /// With --inspect-images: the platform picked from a multi-platform image.
-    #[arg(long, value_name = "OS/ARCH[/VARIANT]", default_value = "linux/amd64")]
-    pub platform: String,
+    /// With --inspect-images: the platform picked from a multi-platform image [default:
+    /// linux/amd64; in a cluster, its nodes' own].
+    #[arg(long, value_name = "OS/ARCH[/VARIANT]")]
+    pub platform: Option<String>,
     /// With --inspect-images: a registry (host or host:port) read over plain HTTP, as loopback
     /// registries are (repeatable).
     #[arg(long = "insecure-registry", value_name = "HOST")]
@@ -144,6 +145,9 @@ pub struct ImageArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30)]
     pub registry_timeout: u64,
 }
+
+/// The platform read from a multi-platform image when nothing says which.
+pub const DEFAULT_PLATFORM: &str = "linux/amd64";
 
 /// Read images from their registries and record what each gave, under the image as the
 /// manifests write it, for [`crate::runtime::GoView::decide`]. `targets` pairs that name with the
@@ -155,7 +159,10 @@ pub fn inspect_and_remember(mut targets: Vec<(String, String)>, a: &ImageArgs) {
     targets.dedup();
     let opts = crate::image::registry::Options {
         offline: a.offline,
-        platform: a.platform.clone(),
+        platform: a
+            .platform
+            .clone()
+            .unwrap_or_else(|| DEFAULT_PLATFORM.to_string()),
         insecure: a.insecure_registry.clone(),
         timeout: std::time::Duration::from_secs(a.registry_timeout.max(1)),
         ..Default::default()

@@ -185,6 +185,26 @@ impl Inventory {
     }
 }
 
+/// The platform (`os/arch`) of the nodes, from `status.nodeInfo`: the one most of them have
+/// (on a tie, the first in order), and how many nodes have another. None: no node says.
+pub fn node_platform(nodes: &[Listed]) -> Option<(String, usize)> {
+    let mut count: BTreeMap<String, usize> = BTreeMap::new();
+    for n in nodes {
+        let info = &n.json["status"]["nodeInfo"];
+        if let (Some(os), Some(arch)) = (
+            info["operatingSystem"].as_str().filter(|s| !s.is_empty()),
+            info["architecture"].as_str().filter(|s| !s.is_empty()),
+        ) {
+            *count.entry(format!("{os}/{arch}")).or_default() += 1;
+        }
+    }
+    let total: usize = count.values().sum();
+    let (platform, n) = count
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    Some((platform, total - n))
+}
+
 /// An image the listed workloads name, for `--inspect-images`, with what their pods run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageInUse {
@@ -409,6 +429,32 @@ mod tests {
         let app = &inv.running["r/app:1"];
         assert_eq!((app[&d1], app[&d2]), (2, 1));
         assert_eq!(inv.running.len(), 1, "{:?}", inv.running);
+    }
+
+    #[test]
+    fn the_nodes_platform_is_the_one_most_nodes_have() {
+        let node = |name: &str, os: &str, arch: &str| {
+            Listed::new(json!({"kind": "Node", "metadata": {"name": name},
+                "status": {"nodeInfo": {"operatingSystem": os, "architecture": arch}}}))
+        };
+        let bare = Listed::new(json!({"kind": "Node", "metadata": {"name": "x"}}));
+        assert_eq!(node_platform(std::slice::from_ref(&bare)), None);
+        assert_eq!(
+            node_platform(&[node("a", "linux", "arm64"), bare.clone()]),
+            Some(("linux/arm64".to_string(), 0))
+        );
+        assert_eq!(
+            node_platform(&[
+                node("a", "linux", "arm64"),
+                node("b", "linux", "amd64"),
+                node("c", "linux", "arm64"),
+            ]),
+            Some(("linux/arm64".to_string(), 1))
+        );
+        assert_eq!(
+            node_platform(&[node("a", "linux", "arm64"), node("b", "linux", "amd64")]),
+            Some(("linux/amd64".to_string(), 1))
+        );
     }
 
     #[test]
