@@ -190,12 +190,12 @@ struct Credentials {
 fn credentials(registry: &str, timeout: Duration) -> Credentials {
     use docker_credential::{CredentialRetrievalError as E, DockerCredential as C};
     let (tx, rx) = std::sync::mpsc::channel();
-    let key = registry.to_string();
+    let keys = config_keys(registry);
     // Left behind when it does not answer in time; the process's end ends it.
     let _ = std::thread::Builder::new()
         .name("docker-credentials".into())
         .spawn(move || {
-            let _ = tx.send(docker_credential::get_credential(&key));
+            let _ = tx.send(first_credential(&keys, docker_credential::get_credential));
         });
     let anonymous = |said: String| Credentials {
         auth: RegistryAuth::Anonymous,
@@ -231,6 +231,45 @@ fn credentials(registry: &str, timeout: Duration) -> Credentials {
              anonymously"
         )),
     }
+}
+
+/// The names the Docker config may keep a registry's credentials under, in the order asked.
+/// Docker Hub's are kept under its v1 index URL: `docker login` writes them there, and Docker asks
+/// a credential helper (`credsStore`, `credHelpers`) for that URL, so the host alone misses them.
+fn config_keys(registry: &str) -> Vec<String> {
+    if matches!(
+        registry,
+        "index.docker.io" | "docker.io" | "registry-1.docker.io"
+    ) {
+        vec![
+            "https://index.docker.io/v1/".to_string(),
+            "index.docker.io".to_string(),
+        ]
+    } else {
+        vec![registry.to_string()]
+    }
+}
+
+type CredentialError = docker_credential::CredentialRetrievalError;
+
+/// The first key's credentials that `get` finds; when none has any, the first failure that says
+/// more than "nothing configured".
+fn first_credential(
+    keys: &[String],
+    get: impl Fn(&str) -> Result<docker_credential::DockerCredential, CredentialError>,
+) -> Result<docker_credential::DockerCredential, CredentialError> {
+    use docker_credential::CredentialRetrievalError as E;
+    let mut failure = None;
+    for key in keys {
+        match get(key) {
+            Ok(c) => return Ok(c),
+            Err(E::NoCredentialConfigured) => {}
+            Err(e) => {
+                failure.get_or_insert(e);
+            }
+        }
+    }
+    Err(failure.unwrap_or(E::NoCredentialConfigured))
 }
 
 /// Text on one line, at most 300 characters: registries' error bodies can be HTML pages.
@@ -897,6 +936,47 @@ mod tests {
             format!("r.io/a@{d}")
         );
         assert_eq!(pin("Not A Reference", &d), None);
+    }
+
+    #[test]
+    fn docker_hub_credentials_are_asked_for_under_its_index_url() {
+        use docker_credential::{CredentialRetrievalError as E, DockerCredential as C};
+        use std::cell::RefCell;
+        assert_eq!(config_keys("ghcr.io"), ["ghcr.io"]);
+        let hub = config_keys("index.docker.io");
+        assert_eq!(hub, ["https://index.docker.io/v1/", "index.docker.io"]);
+        // As `docker login` keeps them: found under the URL.
+        let asked = RefCell::new(Vec::new());
+        let found = first_credential(&hub, |k| {
+            asked.borrow_mut().push(k.to_string());
+            match k {
+                "https://index.docker.io/v1/" => Ok(C::UsernamePassword("u".into(), "p".into())),
+                _ => Err(E::NoCredentialConfigured),
+            }
+        });
+        assert!(matches!(found, Ok(C::UsernamePassword(..))));
+        assert_eq!(asked.borrow().len(), 1);
+        // A helper that knows only the host: its answer for the host counts.
+        let helper_failure = || E::HelperFailure {
+            helper: "desktop".into(),
+            stdout: "credentials not found in native keychain".into(),
+            stderr: String::new(),
+        };
+        let found = first_credential(&hub, |k| match k {
+            "index.docker.io" => Ok(C::UsernamePassword("u".into(), "p".into())),
+            _ => Err(helper_failure()),
+        });
+        assert!(matches!(found, Ok(C::UsernamePassword(..))));
+        // Neither: the helper's failure, which says more than "nothing configured".
+        let failed = first_credential(&hub, |k| match k {
+            "index.docker.io" => Err(E::NoCredentialConfigured),
+            _ => Err(helper_failure()),
+        });
+        assert!(matches!(failed, Err(E::HelperFailure { .. })), "{failed:?}");
+        assert!(matches!(
+            first_credential(&hub, |_| Err(E::NoCredentialConfigured)),
+            Err(E::NoCredentialConfigured)
+        ));
     }
 
     #[test]
