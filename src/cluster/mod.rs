@@ -6,7 +6,8 @@
 //! whole file pipeline applies unchanged, suppression annotations included), followed by its
 //! namespace's LimitRanges (so that their defaults feed the effective values exactly as in a file)
 //! and VerticalPodAutoscalers (so that in-place resizes are seen).
-//! Node sizes replace `node-cpus`. Listing (paged, with timeouts and specific errors) is in
+//! Node sizes replace `node-cpus`. With `--inspect-images`, the pods' status says which digest
+//! each image runs and the nodes' which platform to read. Listing (paged, with timeouts and specific errors) is in
 //! [`fetch`], behind the `cluster` feature; this part is plain data and is tested without a server.
 
 #[cfg(feature = "cluster")]
