@@ -781,4 +781,48 @@ fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
         );
     }
     assert!(!stderr.contains("more than one platform"), "{stderr}");
+
+    // --show-containers shows each decision, from the cache this time.
+    let shown = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args([
+            "cluster",
+            "--kubeconfig",
+            kc,
+            "-n",
+            "images",
+            "--inspect-images",
+            "--offline",
+        ])
+        .args(["--show-containers", "--format", "json"])
+        .env_remove("KUBECONFIG")
+        .env("GOLINT_K8S_CACHE", dir.join("cache"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        shown.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    let rows = json_of(&shown);
+    let runtime = |name: &str| -> Value {
+        rows["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["object"]["name"] == name)
+            .unwrap_or_else(|| panic!("no row for {name}: {rows:#}"))["runtime"]
+            .clone()
+    };
+    assert_eq!(runtime("api")["language"], "go", "{rows:#}");
+    assert!(
+        runtime("api")["evidence"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("from image {short}")),
+        "{rows:#}"
+    );
+    for name in ["web", "multi"] {
+        assert_eq!(runtime(name)["language"], "python", "{name}: {rows:#}");
+    }
 }

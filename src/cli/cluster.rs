@@ -33,6 +33,10 @@ pub struct ClusterArgs {
     /// CPUs of the nodes [default: the largest node's CPU capacity, listed from the cluster].
     #[arg(long)]
     pub node_cpus: Option<u32>,
+    /// List every container with the runtime it is judged to run and the evidence (the image's,
+    /// with --inspect-images), instead of the findings.
+    #[arg(long)]
+    pub show_containers: bool,
     /// With --inspect-images, each image is read at the digest its pods run, as the kubelet
     /// reports it (`status.containerStatuses[].imageID`); an image no listed pod runs, by its tag.
     #[command(flatten)]
@@ -55,7 +59,7 @@ impl ClusterArgs {
             chart: None,
             parse_only: false,
             index_only: false,
-            show_containers: false,
+            show_containers: self.show_containers,
             exclude: Vec::new(),
             extend_exclude: Vec::new(),
             new_from_rev: None,
@@ -122,6 +126,9 @@ pub fn run(a: ClusterArgs) -> i32 {
             images.platform = nodes_platform(&listing.nodes);
         }
         inspect_running_images(&inv, &cfg, &images);
+    }
+    if a.show_containers {
+        return super::lint::write_containers(&la, crate::cluster::containers(&inv, &cfg), false);
     }
     let reports = audit(&inv, &cfg, &p.sel);
     super::lint::report(&la, reports, None, false, &[])

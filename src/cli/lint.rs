@@ -902,13 +902,21 @@ fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
         Ok(src) => crate::lint::containers(&src, cfg),
         Err(_) => Vec::new(),
     });
-    let mut rows: Vec<_> = files.into_iter().flatten().collect();
-    rows.sort_by(|x, y| (&x.file, x.line).cmp(&(&y.file, y.line)));
     let mut had_error = p.had_error;
     for e in errors {
         had_error = true;
         say!("error: {e}");
     }
+    write_containers(a, files.into_iter().flatten().collect(), had_error)
+}
+
+/// `--show-containers` output: every container with its runtime and the evidence, in order.
+pub fn write_containers(
+    a: &LintArgs,
+    mut rows: Vec<crate::lint::ContainerRow>,
+    had_error: bool,
+) -> i32 {
+    rows.sort_by(|x, y| (&x.file, x.line).cmp(&(&y.file, y.line)));
     let written = (|| -> std::io::Result<()> {
         let mut out = open_output(a)?;
         if a.report.format == Format::Json {

@@ -359,6 +359,17 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
         .collect()
 }
 
+/// Every audited object's containers with the runtime the rules see (`--show-containers`).
+pub fn containers(inv: &Inventory, cfg: &Config) -> Vec<crate::lint::ContainerRow> {
+    inv.objects
+        .par_iter()
+        .flat_map_iter(|o| {
+            let src = Source::from_text(Origin::Stdin(o.reference()), o.text());
+            crate::lint::containers(&src, cfg)
+        })
+        .collect()
+}
+
 /// The rules whose numbers depend on the node's CPU count.
 fn uses_node_cpus(code: Code) -> bool {
     matches!(code, Code::GK201 | Code::GK202 | Code::GK203 | Code::GK204)
