@@ -66,7 +66,7 @@ fn have_go() -> bool {
     static SAID: std::sync::Once = std::sync::Once::new();
     let ok = common::go_available();
     if !ok {
-        SAID.call_once(|| println!("buildinfo: did not run: no go command on PATH"));
+        SAID.call_once(|| common::did_not_run("buildinfo: did not run: no go command on PATH"));
     }
     ok
 }

@@ -37,6 +37,17 @@ pub fn go_available() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// Say in one line that a test did not run because the machine lacks something; in CI (`CI`
+/// set), where everything is installed, that is a failure instead of a silent pass.
+#[allow(dead_code)]
+pub fn did_not_run(why: &str) {
+    assert!(
+        std::env::var_os("CI").is_none_or(|v| v.is_empty()),
+        "CI must run this test: {why}"
+    );
+    println!("{why}");
+}
+
 /// Options a fixture asks for on its first line: `# fixture-args: --go-version 1.25 --node-cpus 8`.
 pub fn fixture_overrides(text: &str) -> Overrides {
     let mut o = Overrides::default();

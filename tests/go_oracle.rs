@@ -9,8 +9,9 @@
 //! watches GOMAXPROCS follow it or not (GK207).
 //!
 //! Toolchains come through the Go module proxy (`GOTOOLCHAIN=go1.N.M`) and are cached with the
-//! probes under the user cache directory (`golint-k8s/go-oracle`). Without a `go` command the
-//! test prints one line saying it did not run.
+//! probes under the user cache directory (`golint-k8s/go-oracle`). Without a `go` command (or,
+//! for the resize test, a writable cgroup or ptrace) a test prints one line saying it did not
+//! run; in CI that fails it.
 
 mod common;
 
@@ -279,7 +280,9 @@ impl Drop for Quota {
 #[test]
 fn the_model_matches_real_go_runtimes() {
     if !common::go_available() {
-        println!("go_oracle: did not run: no go command on PATH to fetch Go toolchains with");
+        common::did_not_run(
+            "go_oracle: did not run: no go command on PATH to fetch Go toolchains with",
+        );
         return;
     }
     let started = Instant::now();
@@ -807,8 +810,8 @@ fn container_procs(cpus: u32, limit: Limit) -> i64 {
 #[test]
 fn gomaxprocs_follows_a_quota_change_only_without_the_env() {
     if !common::go_available() {
-        println!(
-            "go_oracle resize: did not run: no go command on PATH to fetch Go toolchains with"
+        common::did_not_run(
+            "go_oracle resize: did not run: no go command on PATH to fetch Go toolchains with",
         );
         return;
     }
@@ -885,7 +888,9 @@ fn gomaxprocs_follows_a_quota_change_only_without_the_env() {
         .map(|i| Quota::create_as(&format!("-resize-{i}")))
         .collect();
     if quotas.iter().any(Option::is_none) {
-        println!("go_oracle resize: did not run: no cgroup with a writable cpu controller");
+        common::did_not_run(
+            "go_oracle resize: did not run: no cgroup with a writable cpu controller",
+        );
         return;
     }
     let cache = common::user_cache("go-oracle");
@@ -917,7 +922,10 @@ fn gomaxprocs_follows_a_quota_change_only_without_the_env() {
                 println!("go_oracle resize: {}: {}", c.label(), seen.summary);
                 wrong.extend(seen.wrong.iter().map(|w| format!("{}: {w}", c.label())));
             }
-            Err(e) => println!("go_oracle resize: {}: did not run: {e}", c.label()),
+            Err(e) => common::did_not_run(&format!(
+                "go_oracle resize: {}: did not run: {e}",
+                c.label()
+            )),
         }
     }
     println!(
