@@ -8,6 +8,12 @@
 //! Any container can be resized by hand, so this reports only where the manifests say resizes
 //! will happen: a `resizePolicy` that says `NotRequired` for the resource, or a
 //! VerticalPodAutoscaler that targets the workload, controls the resource and updates in place.
+//! A literal value is also stale under a VPA in any mode but `Off`: its admission webhook sizes
+//! each new pod, and the literal does not follow ([`set_at_admission`]).
+//!
+//! What the kubelet does with env at start and on a resize is read from its source, not tested
+//! here against a running kubelet; what the Go runtime does on a quota change is
+//! (tests/go_oracle.rs).
 
 use super::container::{Container, Resource};
 use super::vpa::Vpa;
@@ -43,7 +49,7 @@ impl<'y> Policy<'y> {
 #[derive(Debug, Clone, Copy)]
 pub enum Why<'a> {
     /// `resizePolicy` says `NotRequired` for it: it can be resized while the container runs.
-    Policy(NodeId),
+    Policy,
     /// A VPA resizes it while the container runs.
     Vpa(&'a Vpa),
     /// A VPA sets it when each pod is created (its admission webhook), in every mode but `Off`:
@@ -63,7 +69,7 @@ impl InPlace<'_> {
     /// Who resizes it, for messages: "its resizePolicy (memory: NotRequired)" or the VPA.
     pub fn who(&self, r: Resource) -> String {
         match self.why {
-            Why::Policy(_) => format!("its resizePolicy ({}: NotRequired)", r.key()),
+            Why::Policy => format!("its resizePolicy ({}: NotRequired)", r.key()),
             Why::Vpa(v) | Why::Admission(v) => v.describe(),
         }
     }
@@ -82,9 +88,9 @@ pub fn in_place<'a>(y: &Yaml, c: &Container, vpas: &[&'a Vpa], r: Resource) -> O
     if policy.is_some_and(|p| p.restarts()) {
         return None;
     }
-    if let Some(p) = policy.filter(|p| p.restart.is_some()) {
+    if policy.is_some_and(|p| p.restart.is_some()) {
         return Some(InPlace {
-            why: Why::Policy(p.item),
+            why: Why::Policy,
             limits: true,
         });
     }

@@ -132,7 +132,8 @@ impl<'a> Reads<'a> {
         })?;
         // A VPA scales a limit only where one is set, and never with `RequestsOnly`.
         let vpa = matches!(resize.why, Why::Vpa(_) | Why::Admission(_));
-        let no_limit = self.container.is_none() && cx.eff.limit(r).is_none();
+        // The effective limit is known for the container itself only (however it names itself).
+        let no_limit = target.node == cx.c.node && cx.eff.limit(r).is_none();
         if self.on_limit && (!resize.limits || (vpa && no_limit)) {
             return None;
         }

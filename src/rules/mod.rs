@@ -175,14 +175,6 @@ impl<'a> ContainerCtx<'a, '_> {
             edits: vec![edit],
         })
     }
-
-    /// Whether `r` can change while the container runs, and by whom (see [`crate::k8s::resize`]).
-    pub fn in_place(
-        &self,
-        r: crate::k8s::container::Resource,
-    ) -> Option<crate::k8s::resize::InPlace<'a>> {
-        crate::k8s::resize::in_place(self.y, self.c, self.vpas, r)
-    }
 }
 
 impl ContainerCtx<'_, '_> {

@@ -138,7 +138,7 @@ const PROGRAMS: &[(&str, &str)] = &[
 ];
 
 /// Programs that only start another one: the program after them is the one that runs.
-pub(crate) const WRAPPERS: &[&str] = &[
+const WRAPPERS: &[&str] = &[
     "tini",
     "dumb-init",
     "exec",
