@@ -142,12 +142,10 @@ pub struct ImageArgs {
     #[arg(long = "insecure-registry", value_name = "HOST")]
     pub insecure_registry: Vec<String>,
     /// With --inspect-images: the timeout of each registry request, in seconds.
-    #[arg(long, value_name = "SECONDS", default_value_t = 30)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub registry_timeout: u64,
 }
-
-/// The platform read from a multi-platform image when nothing says which.
-pub const DEFAULT_PLATFORM: &str = "linux/amd64";
 
 /// Read images from their registries and record what each gave, under the image as the
 /// manifests write it, for [`crate::runtime::GoView::decide`]. `targets` pairs that name with the
@@ -155,17 +153,18 @@ pub const DEFAULT_PLATFORM: &str = "linux/amd64";
 /// cannot be read, or that do not show their runtime, are a note each.
 #[cfg(feature = "images")]
 pub fn inspect_and_remember(mut targets: Vec<(String, String)>, a: &ImageArgs) {
+    use crate::text::printable;
     targets.sort();
     targets.dedup();
     let opts = crate::image::registry::Options {
         offline: a.offline,
-        platform: a
-            .platform
-            .clone()
-            .unwrap_or_else(|| DEFAULT_PLATFORM.to_string()),
         insecure: a.insecure_registry.clone(),
         timeout: std::time::Duration::from_secs(a.registry_timeout.max(1)),
         ..Default::default()
+    };
+    let opts = crate::image::registry::Options {
+        platform: a.platform.clone().unwrap_or(opts.platform),
+        ..opts
     };
     let mut read: Vec<String> = targets.iter().map(|(_, r)| r.clone()).collect();
     read.sort();
@@ -181,6 +180,7 @@ pub fn inspect_and_remember(mut targets: Vec<(String, String)>, a: &ImageArgs) {
         .collect();
     failed.sort();
     for (r, e) in failed {
+        let (r, e) = (printable(r), printable(e));
         say!("note: image {r} was not inspected: {e}");
     }
     // Read, but without an answer (a missing entrypoint, a file that is no program).
@@ -193,6 +193,7 @@ pub fn inspect_and_remember(mut targets: Vec<(String, String)>, a: &ImageArgs) {
         .collect();
     silent.sort();
     for (r, why) in silent {
+        let (r, why) = (printable(r), printable(why));
         say!("note: image {r} did not show its runtime: {why}");
     }
     crate::image::remember(facts);
@@ -229,10 +230,10 @@ pub struct Prepared {
     pub sel: Selection,
     /// The LimitRanges and VPAs of all inputs, which apply across files ([`Prepared::index`]).
     pub others: Index,
-    /// Files [`Prepared::index`] read, kept for the lint so that each file is read once (up to
-    /// [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted).
-    /// One slot per input, in `inputs` order (empty until [`Prepared::index`] runs).
-    read_ahead: Vec<std::sync::Mutex<Option<Vec<u8>>>>,
+    /// Files [`Prepared::index`] read, by path, kept for the lint so that each file is read once
+    /// (up to [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted). The
+    /// first load of a path takes its bytes.
+    read_ahead: HashMap<PathBuf, std::sync::Mutex<Option<Vec<u8>>>>,
     pub finder: ConfigFinder,
     /// Paths that could not be walked or read before linting began.
     pub walk_errors: Vec<output::InputError>,
@@ -384,7 +385,8 @@ impl Prepared {
             }
             Input::File { path, .. } => {
                 let kept = self
-                    .slot(input)
+                    .read_ahead
+                    .get(path)
                     .and_then(|s| s.lock().ok().and_then(|mut b| b.take()));
                 let b = match kept {
                     Some(b) => b,
@@ -505,39 +507,41 @@ impl Prepared {
             return;
         }
         let kept = std::sync::atomic::AtomicUsize::new(0);
-        self.read_ahead = self.inputs.iter().map(|_| Default::default()).collect();
-        self.others = self
+        // Per file: its bytes when kept for the lint, and its cross-file objects.
+        type Read = (Option<(PathBuf, Vec<u8>)>, Option<Index>);
+        let read: Vec<Read> = self
             .inputs
             .par_iter()
-            .zip(&self.read_ahead)
-            .filter_map(|(input, slot)| {
+            .filter_map(|input| {
                 let Input::File { path, .. } = input else {
                     return None;
                 };
                 // A file that cannot be read is reported when it is linted.
                 let bytes = read_capped(path).ok()?;
                 // Most files name neither kind: their bytes are searched, never decoded.
-                let index = Index::may_hold(&bytes).then(|| {
-                    let origin = Origin::File(path.clone());
-                    Source::decode(origin, bytes.clone()).map(|src| Index::of(&src))
-                });
+                let index = Index::may_hold(&bytes)
+                    .then(|| {
+                        let origin = Origin::File(path.clone());
+                        Source::decode(origin, bytes.clone()).map(|src| Index::of(&src))
+                    })
+                    .and_then(Result::ok);
                 use std::sync::atomic::Ordering::Relaxed;
-                if kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES {
-                    if let Ok(mut slot) = slot.lock() {
-                        *slot = Some(bytes);
-                    }
-                }
-                index?.ok()
+                let keep = kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES;
+                Some((keep.then(|| (path.clone(), bytes)), index))
             })
-            .reduce(Index::default, Index::merge);
-    }
-
-    /// The read-ahead slot of one of `inputs` (found by its place in the list, which every
-    /// caller borrows from).
-    fn slot(&self, input: &Input) -> Option<&std::sync::Mutex<Option<Vec<u8>>>> {
-        let base = self.inputs.as_ptr() as usize;
-        let at = (input as *const Input as usize).checked_sub(base)?;
-        self.read_ahead.get(at / std::mem::size_of::<Input>())
+            .collect();
+        let mut others = Index::default();
+        self.read_ahead.reserve(read.len());
+        for (bytes, index) in read {
+            if let Some((path, bytes)) = bytes {
+                self.read_ahead
+                    .insert(path, std::sync::Mutex::new(Some(bytes)));
+            }
+            if let Some(index) = index {
+                others = others.merge(index);
+            }
+        }
+        self.others = others;
     }
 
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
