@@ -691,6 +691,25 @@ fn credentials_come_from_the_docker_config() {
         hung.stderr
     );
 
+    // From the cache, no credential is looked up: the helper that never answers costs nothing.
+    let warm = golint_in(
+        with_path(),
+        &dir.join("cache-helper"),
+        &store("golinthang"),
+        &[
+            "--inspect-images",
+            "--registry-timeout",
+            "2",
+            "--show-containers",
+            "--format",
+            "json",
+        ],
+        &manifest,
+    );
+    assert_eq!(warm.code, 0, "{}", warm.stderr);
+    assert!(warm.took < Duration::from_secs(2), "took {:?}", warm.took);
+    assert_eq!(runtimes(&warm)["app"]["language"], "go", "{}", warm.stdout);
+
     let lint = golint(
         &dir.join("cache-auth-lint"),
         &with_auth,

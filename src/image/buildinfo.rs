@@ -88,12 +88,7 @@ impl BuildInfo {
     /// `go 1.24` module built by Go 1.25 or later has `containermaxprocs=0`), and which GODEBUG
     /// in the environment overrides. `None` when the key keeps the toolchain's default.
     pub fn default_godebug(&self, key: &str) -> Option<&str> {
-        // Of repeated keys the last one counts, as in GODEBUG.
-        self.setting("DefaultGODEBUG")?
-            .rsplit(',')
-            .filter_map(|kv| kv.split_once('='))
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
+        crate::runtime::godebug_value(self.setting("DefaultGODEBUG")?, key)
     }
 }
 

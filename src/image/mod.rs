@@ -28,7 +28,8 @@ pub struct ImageFacts {
     pub kind: Runtime,
     /// The config's `Env`, in order.
     pub env: Vec<(String, String)>,
-    /// The config's `Entrypoint`, or its `Cmd` when there is no entrypoint ([`ImageFacts::from_cmd`]).
+    /// The config's `Entrypoint` followed by its `Cmd`: the argv the image runs
+    /// ([`ImageFacts::from_cmd`] says the program itself came from `Cmd`).
     pub entrypoint: Vec<String>,
     /// The program came from `Cmd` (no `Entrypoint`): a container's `args` replace it.
     #[serde(default)]
@@ -89,29 +90,16 @@ impl GoSummary {
 
     /// The build's default for one GODEBUG key (the last setting counts).
     pub fn default_godebug(&self, key: &str) -> Option<&str> {
-        self.default_godebug
-            .rsplit(',')
-            .filter_map(|kv| kv.split_once('='))
-            .find(|(k, _)| *k == key)
-            .map(|(_, v)| v)
+        crate::runtime::godebug_value(&self.default_godebug, key)
     }
 }
-
-/// Modules whose presence the evidence names: they size GOMAXPROCS or GOMEMLIMIT themselves.
-const NOTABLE_MODULES: &[&str] = &[
-    "go.uber.org/automaxprocs",
-    "github.com/KimMachineGun/automemlimit",
-];
 
 impl ImageFacts {
     /// `sha256:0123456789ab`: the digest as the evidence names it.
     pub fn short_digest(&self) -> &str {
-        let end = self
-            .digest
-            .find(':')
-            .map_or(12, |i| i + 13)
-            .min(self.digest.len());
-        &self.digest[..end]
+        let end = self.digest.find(':').map_or(12, |i| i + 13);
+        // The digest comes from a registry or the cache: it may be short, or not ASCII.
+        self.digest.get(..end).unwrap_or(&self.digest)
     }
 
     /// The language the image runs, when it says.
@@ -143,6 +131,12 @@ impl ImageFacts {
     /// The evidence: "from image sha256:0123456789ab: Go 1.24.3 (/app/server), links
     /// go.uber.org/automaxprocs v1.6.0".
     pub fn describe(&self) -> String {
+        crate::text::printable(&self.describe_raw()).into_owned()
+    }
+
+    /// [`ImageFacts::describe`] before control characters (an image's words are its author's)
+    /// are escaped.
+    fn describe_raw(&self) -> String {
         let mut s = format!("from image {}: ", self.short_digest());
         match &self.kind {
             Runtime::Go(g) => {
@@ -153,9 +147,10 @@ impl ImageFacts {
                         ", built with DefaultGODEBUG containermaxprocs={v} (a go.mod go line before 1.25)"
                     ));
                 }
-                for m in NOTABLE_MODULES {
-                    if let Some(v) = g.dep(m) {
-                        s.push_str(&format!(", links {m} {v}"));
+                // The modules the catalog knows to size GOMAXPROCS or GOMEMLIMIT themselves.
+                for f in &crate::runtime::catalog::CATALOG.frameworks {
+                    if let Some(v) = g.dep(&f.import) {
+                        s.push_str(&format!(", links {} {v}", f.import));
                     }
                 }
             }

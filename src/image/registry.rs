@@ -30,6 +30,9 @@ pub const TAG_TTL: Duration = Duration::from_secs(10 * 60);
 /// The PATH of an image config without one (Docker's default).
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
+/// The platform read from a multi-platform image when nothing says which.
+pub const DEFAULT_PLATFORM: &str = "linux/amd64";
+
 /// Symbolic links followed from the entrypoint to its file.
 const MAX_LINKS: usize = 8;
 
@@ -56,7 +59,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             offline: false,
-            platform: "linux/amd64".to_string(),
+            platform: DEFAULT_PLATFORM.to_string(),
             insecure: Vec::new(),
             cache_dir: default_cache_dir(),
             timeout: Duration::from_secs(30),
@@ -107,8 +110,29 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
         .filter(|r| !r.contains("://") && !r.contains("{{") && !r.contains('$'))
         .filter_map(|r| Some((r.clone(), Reference::try_from(r.as_str()).ok()?)))
         .collect();
-    if parsed.is_empty() {
-        return HashMap::new();
+    // What the cache answers needs no runtime, client or credentials: a warm run, and the
+    // language server (always offline), start none of them.
+    let mut answers = HashMap::new();
+    let mut asked = Vec::new();
+    for (text, reference) in parsed {
+        match cached(&reference, opts) {
+            Cached::Facts(f) => {
+                answers.insert(text, Ok(f));
+            }
+            Cached::Digest(d) if opts.offline => {
+                let why = format!("--offline, and the facts of {d} are not in the cache");
+                answers.insert(text, Err(why));
+            }
+            Cached::Nothing if opts.offline => {
+                let why = "--offline, and the image's digest is not in the cache".to_string();
+                answers.insert(text, Err(why));
+            }
+            Cached::Digest(d) => asked.push((text, reference, Some(d))),
+            Cached::Nothing => asked.push((text, reference, None)),
+        }
+    }
+    if asked.is_empty() {
+        return answers;
     }
     // The TLS provider of the process (ring), once; a second install is refused harmlessly.
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -119,40 +143,36 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
         Ok(r) => r,
         Err(e) => {
             let why = format!("cannot start the I/O runtime: {e}");
-            return parsed
-                .into_iter()
-                .map(|(r, _)| (r, Err(why.clone())))
-                .collect();
+            answers.extend(asked.into_iter().map(|(r, _, _)| (r, Err(why.clone()))));
+            return answers;
         }
     };
-    let client = client(&parsed, opts);
-    // One look-up per registry; none when the cache is all that is read.
+    let client = client(asked.iter().map(|(_, r, _)| r), opts);
+    // One look-up per registry that is asked.
     let mut creds: HashMap<String, Credentials> = HashMap::new();
-    if !opts.offline {
-        for (_, r) in &parsed {
-            let registry = r.resolve_registry();
-            if !creds.contains_key(registry) {
-                creds.insert(registry.to_string(), credentials(registry, opts.timeout));
-            }
+    for (_, r, _) in &asked {
+        let registry = r.resolve_registry();
+        if !creds.contains_key(registry) {
+            creds.insert(registry.to_string(), credentials(registry, opts.timeout));
         }
     }
     let anonymous = Credentials {
         auth: RegistryAuth::Anonymous,
         said: String::new(),
     };
-    runtime.block_on(async {
-        futures_util::stream::iter(parsed)
-            .map(|(text, reference)| {
+    let read = runtime.block_on(async {
+        futures_util::stream::iter(asked)
+            .map(|(text, reference, digest)| {
                 let client = &client;
                 let creds = creds
                     .get(reference.resolve_registry())
                     .unwrap_or(&anonymous);
                 async move {
                     // Every request has its timeout; this bounds the image as a whole.
-                    let deadline = opts.timeout * 8;
+                    let deadline = opts.timeout.saturating_mul(8);
                     let facts = match tokio::time::timeout(
                         deadline,
-                        inspect(client, &reference, creds, opts),
+                        inspect(client, &reference, digest, creds, opts),
                     )
                     .await
                     {
@@ -171,9 +191,11 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
                 }
             })
             .buffer_unordered(opts.concurrency.max(1))
-            .collect::<HashMap<_, _>>()
+            .collect::<Vec<_>>()
             .await
-    })
+    });
+    answers.extend(read);
+    answers
 }
 
 /// How requests to one registry authenticate.
@@ -274,13 +296,11 @@ fn first_credential(
 
 /// Text on one line, at most 300 characters: registries' error bodies can be HTML pages.
 fn one_line(text: &str) -> String {
-    let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // A body is the registry's to choose: no escape sequence reaches the terminal.
+    let mut s = crate::text::printable(&s).into_owned();
     if s.len() > 300 {
-        let mut end = 300;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
+        s.truncate(crate::text::floor_char_boundary(&s, 300));
         s.push('…');
     }
     s
@@ -418,10 +438,9 @@ fn plain_http(registry: &str, insecure: &[String]) -> bool {
         || insecure.iter().any(|i| i == registry || i == host)
 }
 
-fn client(refs: &[(String, Reference)], opts: &Options) -> Client {
+fn client<'r>(refs: impl Iterator<Item = &'r Reference>, opts: &Options) -> Client {
     let plain: Vec<String> = refs
-        .iter()
-        .map(|(_, r)| r.resolve_registry().to_string())
+        .map(|r| r.resolve_registry().to_string())
         .filter(|r| plain_http(r, &opts.insecure))
         .collect();
     let platform = opts.platform.clone();
@@ -500,62 +519,85 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) {
     }
 }
 
-async fn inspect(
-    client: &Client,
-    reference: &Reference,
-    creds: &Credentials,
-    opts: &Options,
-) -> Result<ImageFacts, String> {
-    let cache = opts.cache_dir.as_ref().map(|d| d.join("images"));
-    let registry = reference.resolve_registry().to_string();
-    let on = |e: OciDistributionError| registry_error(&e, &registry, creds);
-    let auth = &creds.auth;
-    // The digest the reference names: written in it, cached from a recent look-up, or asked.
-    let tag_file = cache
-        .as_ref()
-        .map(|c| c.join("tags").join(file_name(&reference.whole())));
+/// Where a tag's digest is cached.
+fn tag_file(reference: &Reference, opts: &Options) -> Option<PathBuf> {
+    let dir = opts.cache_dir.as_ref()?.join("images").join("tags");
+    Some(dir.join(file_name(&reference.whole())))
+}
+
+/// Where an image's facts are cached: by digest and platform.
+fn facts_file(digest: &str, opts: &Options) -> Option<PathBuf> {
+    let dir = opts.cache_dir.as_ref()?.join("images").join("facts");
+    Some(dir.join(file_name(&format!("{digest}@{}", opts.platform)) + ".json"))
+}
+
+/// What the cache holds for a reference.
+enum Cached {
+    Facts(ImageFacts),
+    /// The digest (written in the reference, or a tag's recent look-up), but not its facts.
+    Digest(String),
+    /// Nothing: the tag's digest must be asked for.
+    Nothing,
+}
+
+/// The cache alone, without the network: a tag's digest counts while younger than [`TAG_TTL`]
+/// (offline, at any age).
+fn cached(reference: &Reference, opts: &Options) -> Cached {
     let digest = match reference.digest() {
         Some(d) => d.to_string(),
         None => {
-            let cached = tag_file
+            let entry = tag_file(reference, opts)
                 .as_deref()
                 .and_then(read_json::<TagEntry>)
                 .filter(|t| opts.offline || now().saturating_sub(t.at) < TAG_TTL.as_secs());
-            match cached {
+            match entry {
                 Some(t) => t.digest,
-                None if opts.offline => {
-                    return Err("--offline, and the image's digest is not in the cache".into())
-                }
-                None => {
-                    let d = client
-                        .fetch_manifest_digest(reference, auth)
-                        .await
-                        .map_err(on)?;
-                    if let Some(f) = &tag_file {
-                        write_json(
-                            f,
-                            &TagEntry {
-                                digest: d.clone(),
-                                at: now(),
-                            },
-                        );
-                    }
-                    d
-                }
+                None => return Cached::Nothing,
             }
         }
     };
-    let facts_file = cache.as_ref().map(|c| {
-        c.join("facts")
-            .join(file_name(&format!("{digest}@{}", opts.platform)) + ".json")
-    });
+    match facts_file(&digest, opts)
+        .as_deref()
+        .and_then(read_json::<ImageFacts>)
+    {
+        Some(f) => Cached::Facts(f),
+        None => Cached::Digest(digest),
+    }
+}
+
+async fn inspect(
+    client: &Client,
+    reference: &Reference,
+    digest: Option<String>,
+    creds: &Credentials,
+    opts: &Options,
+) -> Result<ImageFacts, String> {
+    let registry = reference.resolve_registry().to_string();
+    let on = |e: OciDistributionError| registry_error(&e, &registry, creds);
+    let auth = &creds.auth;
+    let digest = match digest {
+        Some(d) => d,
+        None => {
+            let d = client
+                .fetch_manifest_digest(reference, auth)
+                .await
+                .map_err(on)?;
+            if let Some(f) = tag_file(reference, opts) {
+                write_json(
+                    &f,
+                    &TagEntry {
+                        digest: d.clone(),
+                        at: now(),
+                    },
+                );
+            }
+            d
+        }
+    };
+    let facts_file = facts_file(&digest, opts);
+    // A tag looked up again after its time may still name the digest whose facts are cached.
     if let Some(f) = facts_file.as_deref().and_then(read_json::<ImageFacts>) {
         return Ok(f);
-    }
-    if opts.offline {
-        return Err(format!(
-            "--offline, and the facts of {digest} are not in the cache"
-        ));
     }
     let pinned = reference.clone_with_digest(digest);
     let (manifest, manifest_digest) = client
@@ -597,7 +639,10 @@ async fn inspect(
     let working_dir = c["WorkingDir"].as_str().unwrap_or("/").to_string();
     let from_cmd = entrypoint.is_empty();
     let argv: Vec<String> = entrypoint.into_iter().chain(cmd).collect();
-    let image_size = manifest.layers.iter().map(|l| l.size.max(0) as u64).sum();
+    let image_size = manifest
+        .layers
+        .iter()
+        .fold(0u64, |n, l| n.saturating_add(l.size.max(0) as u64));
     let mut facts = ImageFacts {
         digest: manifest_digest,
         kind: Runtime::Unknown(String::new()),

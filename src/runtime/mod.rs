@@ -356,11 +356,15 @@ impl<'a> GoView<'a> {
             .and_then(|r| r.as_ref().ok())
             .filter(|f| image_runs(y, c, f));
         let image_note = match inspected {
-            Some(Err(e)) => Some(format!("the image was not read: {e}")),
+            Some(Err(e)) => Some(format!(
+                "the image was not read: {}",
+                crate::text::printable(e)
+            )),
             Some(Ok(f)) => match &f.kind {
                 crate::image::Runtime::Unknown(why) => Some(format!(
-                    "image {} did not show its runtime: {why}",
-                    f.short_digest()
+                    "image {} did not show its runtime: {}",
+                    f.short_digest(),
+                    crate::text::printable(why)
                 )),
                 _ => None,
             },
@@ -467,7 +471,9 @@ impl<'a> GoView<'a> {
         if let Some(pattern) = c.image.and_then(|i| globs.matching(i)) {
             return Some(Sizing::Config(pattern));
         }
-        // The executable itself: it links the module or it does not.
+        // The executable itself: it links the module or it does not. Build info lists modules,
+        // so a framework named by a package (knative's sharedmain) never matches here; the
+        // automaxprocs module it brings does.
         if let Some((facts, go)) = self.image.and_then(|f| Some((f, f.go()?))) {
             let framework = catalog::CATALOG
                 .frameworks
