@@ -239,6 +239,66 @@ impl Config {
             .collect()
     }
 
+    /// The settings as `lint --show-settings` prints them: one `key: value` line each, in the
+    /// config file's own key names.
+    pub fn settings_text(&self) -> String {
+        let list = |g: &Globs| format!("{:?}", g.patterns);
+        let mut rules: Vec<_> = self.rules.iter().collect();
+        rules.sort_by_key(|(c, _)| **c);
+        let rules: Vec<String> = rules
+            .iter()
+            .map(|(c, l)| match l {
+                RuleLevel::Off => format!("{c}: off"),
+                RuleLevel::On(s) => format!("{c}: {}", s.as_str()),
+            })
+            .collect();
+        let versions: Vec<String> = self
+            .go_versions
+            .iter()
+            .map(|(g, v)| format!("{:?}: {v}", g.patterns))
+            .collect();
+        let ignores: Vec<String> = self
+            .per_file_ignores
+            .iter()
+            .map(|(g, codes)| {
+                let codes: Vec<String> = codes.iter().map(ToString::to_string).collect();
+                format!("{:?}: [{}]", g.patterns, codes.join(", "))
+            })
+            .collect();
+        let opt = |v: Option<String>| v.unwrap_or_else(|| "(not set)".into());
+        [
+            format!(
+                "go-version: {}",
+                opt(self.go_version.map(|v| v.to_string()))
+            ),
+            format!("go-versions: {{{}}}", versions.join(", ")),
+            format!("assume-go: {}", self.assume_go),
+            format!("go-images: {}", list(&self.go_images)),
+            format!("non-go-images: {}", list(&self.non_go_images)),
+            format!("sizes-gomaxprocs: {}", list(&self.sizes_gomaxprocs)),
+            format!("sizes-gomemlimit: {}", list(&self.sizes_gomemlimit)),
+            format!("node-cpus: {}", opt(self.node_cpus.map(|n| n.to_string()))),
+            format!(
+                "cpu-limits: {}",
+                format!("{:?}", self.cpu_limits).to_lowercase()
+            ),
+            format!(
+                "gomemlimit: {{ratio: {}, strategy: {}}}",
+                self.gomemlimit_ratio,
+                match self.gomemlimit_strategy {
+                    MemLimitStrategy::Ratio => "ratio",
+                    MemLimitStrategy::FieldRef => "field-ref",
+                }
+            ),
+            format!("rules: {{{}}}", rules.join(", ")),
+            format!("exclude: {}", list(&self.exclude)),
+            format!("per-file-ignores: {{{}}}", ignores.join(", ")),
+            format!("pod-spec-paths: {}", self.pod_spec_paths.len()),
+            format!("inspect-images: {}", self.inspect_images),
+        ]
+        .join("\n")
+    }
+
     pub fn apply(&mut self, o: &Overrides) {
         if o.go_version.is_some() {
             self.go_version = o.go_version;
@@ -563,6 +623,8 @@ impl<F: Fn(usize, String) -> ConfigError> ConfigReader<'_, '_, F> {
 }
 
 /// Finds the config for each linted file by walking up from its directory, caching per directory.
+/// The walk stops at the root of the git repository that holds the file; outside a repository it
+/// goes on to `/`, as ruff's does.
 pub struct ConfigFinder {
     explicit: Option<std::sync::Arc<Config>>,
     overrides: Overrides,
@@ -636,7 +698,10 @@ impl ConfigFinder {
             })
         } else {
             match dir.parent() {
-                Some(parent) if parent != dir => self.for_dir(parent),
+                // A repository's root ends the search: a config above it (in a shared workspace
+                // or a temporary directory) belongs to somebody else and must not switch the
+                // repository's rules off.
+                Some(parent) if parent != dir && !is_repository_root(dir) => self.for_dir(parent),
                 _ => Ok(self.default.clone()),
             }
         };
@@ -646,6 +711,19 @@ impl ConfigFinder {
             .insert(dir.to_path_buf(), result.clone());
         result
     }
+}
+
+/// A directory that holds a git repository (`.git` is a directory, or a file in a worktree or
+/// submodule).
+pub fn is_repository_root(dir: &Path) -> bool {
+    dir.join(".git").exists()
+}
+
+/// The repository that holds `dir`, if any: the nearest directory at or above it with `.git`.
+pub fn repository_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| is_repository_root(d))
+        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

@@ -325,6 +325,59 @@ fn config_file_is_found_and_applied() {
 }
 
 #[test]
+fn config_above_the_repository_root_is_not_applied() {
+    // A config in a shared workspace above a checkout must not turn the checkout's rules off.
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir_all(repo.join("deploy")).unwrap();
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "rules: {GK101: off, GK203: off}\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("deploy/d.yaml"), BAD).unwrap();
+    let lint = |args: &[&str]| {
+        let out = cmd()
+            .current_dir(&repo)
+            .arg("lint")
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let s = lint(&["--format", "concise", "deploy"]);
+    assert!(s.contains("GK101") && s.contains("GK203"), "{s}");
+    let s = lint(&["--show-settings", "deploy"]);
+    assert!(s.contains("config: none (the built-in defaults)"), "{s}");
+    assert!(s.contains("up to the repository root"), "{s}");
+
+    // The repository's own config, at its root, governs files in subdirectories.
+    std::fs::write(repo.join(".golint-k8s.yml"), "rules: {GK203: off}\n").unwrap();
+    let s = lint(&["--format", "concise", "deploy"]);
+    assert!(s.contains("GK101") && !s.contains("GK203"), "{s}");
+    let s = lint(&["--show-settings", "deploy/d.yaml"]);
+    assert!(
+        s.contains("config: ") && s.contains(".golint-k8s.yml"),
+        "{s}"
+    );
+    assert!(s.contains("rules: {GK203: off}"), "{s}");
+
+    // Outside any repository the search goes on upwards, and --show-settings names the file.
+    std::fs::remove_dir(repo.join(".git")).unwrap();
+    std::fs::remove_file(repo.join(".golint-k8s.yml")).unwrap();
+    let s = lint(&["--show-settings", "deploy"]);
+    assert!(s.contains("not in a git repository"), "{s}");
+    assert!(
+        s.contains(&format!(
+            "{}",
+            dir.path().join(".golint-k8s.yaml").display()
+        )) || s.contains(".golint-k8s.yaml"),
+        "{s}"
+    );
+}
+
+#[test]
 fn suppressions_by_comment_and_annotation() {
     let text = BAD
         .replace("              memory: 512Mi\n", "              memory: 512Mi # golint-k8s: ignore=GK101 -- automemlimit in the binary\n")

@@ -60,6 +60,7 @@ impl ClusterArgs {
             parse_only: false,
             index_only: false,
             show_containers: self.show_containers,
+            show_settings: false,
             exclude: Vec::new(),
             extend_exclude: Vec::new(),
             new_from_rev: None,

@@ -97,6 +97,10 @@ pub struct LintArgs {
     /// and whether it sizes GOMAXPROCS / GOMEMLIMIT itself, instead of linting.
     #[arg(long)]
     pub show_containers: bool,
+    /// Print the config file that governs each path (and where its search stopped) with the
+    /// settings in force there, instead of linting.
+    #[arg(long)]
+    pub show_settings: bool,
     /// Skip files found in directories that match these globs (as the walk names them, e.g.
     /// `vendor/**`), instead of the config's `exclude`; comma-separated or repeated.
     #[arg(long, value_name = "GLOB", value_delimiter = ',')]
@@ -568,6 +572,9 @@ impl Prepared {
 }
 
 pub fn run(a: LintArgs) -> i32 {
+    if a.show_settings {
+        return show_settings(&a);
+    }
     let mut p = match prepare(&a) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
@@ -898,6 +905,71 @@ fn open_output(a: &LintArgs) -> std::io::Result<Box<dyn Write>> {
         Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p)?)),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     })
+}
+
+/// `--show-settings`: for each path, the config that governs it and why that one.
+fn show_settings(a: &LintArgs) -> i32 {
+    let explicit = match a.report.config.as_deref().map(Config::load).transpose() {
+        Ok(c) => c.is_some(),
+        Err(e) => return super::fail(e.into()),
+    };
+    // Only the config finder is wanted: no paths are walked.
+    let p = match prepare(&LintArgs {
+        paths: vec![],
+        helm: None,
+        chart: None,
+        new_from_rev: None,
+        ..a.clone()
+    }) {
+        Ok(p) => p,
+        Err(e) => return super::fail(e),
+    };
+    let mut text = String::new();
+    for path in &a.paths {
+        // A directory's files are governed by the config found from the directory itself.
+        let probe = if path == "-" {
+            PathBuf::from(a.stdin_filename.as_deref().unwrap_or("-"))
+        } else if Path::new(path).is_dir() {
+            Path::new(path).join("-")
+        } else {
+            PathBuf::from(path)
+        };
+        let dir = probe
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let cfg = match p.finder.for_file(&probe) {
+            Ok(c) => c,
+            Err(e) => return super::fail(e.into()),
+        };
+        let found = match (&cfg.path, explicit) {
+            (Some(f), true) => format!("{} (--config)", crate::text::shown_path(f)),
+            (Some(f), false) => crate::text::shown_path(f),
+            (None, _) => "none (the built-in defaults)".to_string(),
+        };
+        let searched = match crate::config::repository_root(&dir) {
+            Some(root) => format!(
+                "{} up to the repository root {}",
+                crate::text::shown_path(&dir),
+                crate::text::shown_path(&root)
+            ),
+            None => format!(
+                "{} up to / (not in a git repository)",
+                crate::text::shown_path(&dir)
+            ),
+        };
+        text.push_str(&format!(
+            "path: {}\nconfig: {found}\nsearched: {searched}\n{}\n\n",
+            crate::text::printable(path),
+            cfg.settings_text()
+        ));
+    }
+    let _ = std::io::stdout()
+        .lock()
+        .write_all(text.trim_end().as_bytes());
+    let _ = writeln!(std::io::stdout().lock());
+    0
 }
 
 /// `--show-containers`: a line per container (human and concise) or a JSON document.
