@@ -750,3 +750,80 @@ fn human_output_groups_by_file_and_links_each_rule_once() {
         .unwrap()
         .contains("(in Deployment"));
 }
+
+/// Text that an input writes (values, names, comments, the source shown in excerpts) must
+/// neither act on a terminal (escape sequences, a carriage return that overwrites the line) nor
+/// start a line that GitHub Actions runs as a workflow command, in any format.
+#[test]
+fn input_text_cannot_drive_a_terminal_or_a_ci_log() {
+    let dir = tempfile::tempdir().unwrap();
+    // Valid YAML: escapes in double quotes make real control characters in the values, and the
+    // messages quote those values.
+    let valid = "apiVersion: v1
+kind: Pod
+metadata:
+  name: \"x\\e]0;title\\a\"
+  annotations:
+    b: |
+      ::error file=x::block
+      ::add-mask::oops
+spec:
+  containers:
+  - name: \"c\\e[2J\\r\\n::error::name\"
+    image: golang:1.22
+    env:
+    - name: \"GOGC\\n::error::envname\"
+      value: off
+    - name: GOMEMLIMIT
+      value: \"1Gi\\e[31m\\n  ::stop-commands::t\\x9b2J\"
+";
+    // Not valid YAML: the excerpt shows raw control characters of the text.
+    let invalid = "a: 1\n  \u{1b}[31m::error::x\r\n  \u{9b}2J\n::add-mask::y\n";
+    std::fs::write(dir.path().join("valid.yaml"), valid).unwrap();
+    std::fs::write(dir.path().join("invalid.yaml"), invalid).unwrap();
+    std::fs::write(dir.path().join("::error::named.yaml"), valid).unwrap();
+    let runs: Vec<(&str, Vec<&str>)> = [
+        "human",
+        "concise",
+        "github",
+        "gitlab",
+        "junit",
+        "checkstyle",
+        "sarif",
+        "json",
+    ]
+    .iter()
+    .map(|f| (*f, vec!["lint", "--format", f, "."]))
+    .chain([("human", vec!["lint", "--show-containers", "."])])
+    .collect();
+    for (format, args) in runs {
+        let out = cmd().current_dir(dir.path()).args(&args).output().unwrap();
+        let containers = args.contains(&"--show-containers");
+        assert_eq!(out.status.code(), Some(i32::from(!containers)), "{args:?}");
+        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8(bytes.clone()).unwrap();
+            if stream == "stdout" {
+                let want = if containers { "container" } else { "GK302" };
+                assert!(text.contains(want), "{args:?}: {text}");
+            }
+            let acting: Vec<char> = text
+                .chars()
+                .filter(|&c| c.is_control() && c != '\n' && c != '\t')
+                .collect();
+            assert!(
+                acting.is_empty(),
+                "{args:?} {stream}: {acting:?} in\n{text}"
+            );
+            for line in text.lines() {
+                let own = format == "github"
+                    && ["::error file=", "::warning file=", "::notice file="]
+                        .iter()
+                        .any(|p| line.starts_with(p));
+                assert!(
+                    own || !line.trim_start().starts_with("::"),
+                    "{args:?} {stream}: a workflow command from the input: {line}"
+                );
+            }
+        }
+    }
+}
