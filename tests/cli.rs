@@ -827,3 +827,56 @@ spec:
         }
     }
 }
+
+/// Codes and lines of the findings of `yaml` linted as JSON.
+fn findings_of(yaml: &str) -> Vec<(String, u64)> {
+    let out = cmd()
+        .args(["lint", "-", "--format", "json"])
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Tags resolve as go-yaml v2 resolves them for kubectl: `!!int "100"` is the integer 100 (the
+/// API server refuses it as an env value), `!!str 100` a string, and `!!binary` the text it
+/// encodes (`b2Zm` is `off`, a valid GOGC).
+#[test]
+fn tagged_env_values_are_read_as_kubectl_decodes_them() {
+    let pod = "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: c
+    image: golang:1.22
+    env:
+    - name: GOGC
+      value: !!binary b2Zm
+    - name: GOMEMLIMIT
+      value: !!binary |
+        OTAwTWlC
+    - name: X
+      value: !!int \"100\"
+    - name: Y
+      value: !!str 100
+    - name: Z
+      value: !!bool \"yes\"
+    resources: {requests: {cpu: 1, memory: 1Gi}, limits: {memory: 1Gi}}
+";
+    let found = findings_of(pod);
+    let want: Vec<(String, u64)> = vec![("GK302".into(), 16), ("GK302".into(), 20)];
+    assert_eq!(found, want);
+}

@@ -864,6 +864,22 @@ fn edge_cases() -> Vec<(String, String)> {
         .collect()
 }
 
+/// Streams where golint-k8s once read something other than kubectl (issue 39): tags as go-yaml
+/// v2 resolves them, directives, content after `...`, JSON streams and UTF-16. Bytes, because
+/// some are not UTF-8.
+fn parity_cases() -> Vec<(String, Vec<u8>)> {
+    let cases: Vec<(&str, Vec<u8>)> = vec![(
+        "tags-resolve-as-go-yaml-v2",
+        "a: !!int \"100\"\nb: !!binary b2Zm\nc: !!float \"1\"\nd: !!bool \"yes\"\ne: !!str 4\n\
+         f: !!binary |\n  b2Zm\n  ZmY=\ng: !!null ''\n"
+            .into(),
+    )];
+    cases
+        .into_iter()
+        .map(|(n, t)| (format!("gen/parity/{n}"), t))
+        .collect()
+}
+
 /// The value part of a `key: value` line (or `- key: value`), when it is a plain scalar.
 fn plain_value(line: &str) -> Option<(usize, &str)> {
     let body = line.trim_start();
@@ -1347,11 +1363,13 @@ fn golint_k8s_parses_what_kubectl_decodes() {
     for (n, (name, text)) in edge_cases()
         .into_iter()
         .chain(mutants(&decoded))
+        .map(|(n, t)| (n, t.into_bytes()))
+        .chain(parity_cases())
         .enumerate()
     {
         let path = scratch.path().join(format!("{n:05}.yaml"));
         std::fs::write(&path, &text).unwrap();
-        results.push((golint(&name, text.as_bytes()), text.into_bytes()));
+        results.push((golint(&name, &text), text));
         inputs.push(Input {
             part: "generated",
             name,
