@@ -880,3 +880,18 @@ spec:
     let want: Vec<(String, u64)> = vec![("GK302".into(), 16), ("GK302".into(), 20)];
     assert_eq!(found, want);
 }
+
+/// kubectl refuses a `%YAML 1.2` document (go-yaml v2 reads YAML 1.1 only) and never decodes a
+/// document that follows `...` without a `---` line: neither may be linted as if it applied.
+#[test]
+fn documents_kubectl_refuses_or_ignores_are_gk000() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOGC\n      value: off\n";
+    let found = findings_of(&format!("%YAML 1.2\n---\n{pod}"));
+    assert_eq!(found, vec![("GK000".to_string(), 1)]);
+    let found = findings_of(&format!("a: 1\n...\n{pod}---\n{pod}"));
+    let codes: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(found[0], ("GK000".to_string(), 3), "{found:?}");
+    // The document after `---` is linted.
+    assert!(codes.contains(&"GK302"), "{found:?}");
+    assert_eq!(codes.iter().filter(|c| **c == "GK000").count(), 1);
+}

@@ -389,6 +389,11 @@ struct Builder<'a, 't> {
     base: usize,
     text: &'t str,
     doc_start: Option<usize>,
+    /// Why kubectl refuses or ignores the open document although it is valid YAML (a `%YAML`
+    /// directive of another version than 1.1, no `---` after `...`).
+    incompatible: Option<SyntaxError>,
+    /// The last document ended with `...`.
+    after_end_marker: bool,
 }
 
 /// Twice the nodes per line the node list is first sized for (see `Builder::new`).
@@ -409,6 +414,8 @@ impl<'a, 't> Builder<'a, 't> {
             base,
             text,
             doc_start: None,
+            incompatible: None,
+            after_end_marker: false,
         }
     }
 
@@ -426,6 +433,10 @@ impl<'a, 't> Builder<'a, 't> {
     fn doc_end(&mut self, r: Range<usize>) {
         if let Some(doc) = self.y.docs.last_mut() {
             doc.span.end = r.end.max(doc.span.end);
+            if let Some(e) = self.incompatible.take() {
+                doc.error.get_or_insert(e);
+                doc.root = None;
+            }
         }
         self.doc_start = None;
     }
@@ -504,8 +515,38 @@ impl<'a, 't> Builder<'a, 't> {
         match ev {
             Event::StreamStart => {}
             Event::StreamEnd => return true,
-            Event::DocumentStart(..) => self.doc_start(r),
-            Event::DocumentEnd => self.doc_end(r),
+            Event::DocumentStart(explicit, version) => {
+                let after_end_marker = std::mem::take(&mut self.after_end_marker);
+                self.doc_start(r.clone());
+                // kubectl cuts the stream at `---` lines only, and go-yaml decodes the first
+                // document of each piece: one that follows `...` without a `---` of its own is
+                // never decoded, so nothing in it is applied.
+                if after_end_marker && !explicit {
+                    self.incompatible = Some(SyntaxError {
+                        offset: r.start,
+                        message: "a document after `...` must start with `---` in YAML 1.1, which kubectl reads: kubectl decodes only the first document between `---` lines and silently ignores this one".to_string(),
+                    });
+                }
+                // go-yaml v2 reads YAML 1.1 only: kubectl refuses a document declared as any
+                // other version, so nothing in it reaches the API server.
+                if let Some(v) = version.filter(|v| (v.major, v.minor) != (1, 1)) {
+                    let before =
+                        &self.text[..r.start.saturating_sub(self.base).min(self.text.len())];
+                    let offset = before.rfind("%YAML").map_or(r.start, |i| i + self.base);
+                    self.incompatible = Some(SyntaxError {
+                        offset,
+                        message: format!(
+                            "found incompatible YAML document: %YAML {}.{} is not YAML 1.1, the only version kubectl's decoder (go-yaml v2) reads, so kubectl refuses the document",
+                            v.major, v.minor
+                        ),
+                    });
+                }
+            }
+            Event::DocumentEnd => {
+                let local = r.start.saturating_sub(self.base)..r.end.saturating_sub(self.base);
+                self.after_end_marker = self.text.get(local).is_some_and(|t| t.starts_with("..."));
+                self.doc_end(r)
+            }
             Event::Comment(_, _) => self.comment(r),
             Event::Scalar(value, style, anchor, tag) => {
                 let tag = tag.map(|t| {
