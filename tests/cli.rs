@@ -895,3 +895,35 @@ fn documents_kubectl_refuses_or_ignores_are_gk000() {
     assert!(codes.contains(&"GK302"), "{found:?}");
     assert_eq!(codes.iter().filter(|c| **c == "GK000").count(), 1);
 }
+
+/// A chart's templates directory named directly (or a directory under it) is the same Go
+/// template source that a walk of the chart skips: the same note, not false findings.
+#[test]
+fn a_charts_templates_directory_named_directly_is_skipped_like_the_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("mychart");
+    std::fs::create_dir_all(chart.join("templates/sub")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: mychart\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    // Valid YAML that reads as a Go container without GOMEMLIMIT, until Helm renders it.
+    let template = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOMAXPROCS\n      value: \"{{ .Values.procs }}\"\n    resources:\n      limits: {memory: 1Gi}\n";
+    std::fs::write(chart.join("templates/pod.yaml"), template).unwrap();
+    std::fs::write(chart.join("templates/sub/pod.yaml"), template).unwrap();
+    for named in [chart.join("templates"), chart.join("templates/sub")] {
+        let out = cmd().arg("lint").arg(&named).output().unwrap();
+        let (stdout, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            err.matches("is a Helm chart").count(),
+            1,
+            "{named:?}: {err}"
+        );
+        assert!(!stdout.contains("GK"), "{named:?}: {stdout}");
+        assert_eq!(out.status.code(), Some(0), "{named:?}: {err}");
+    }
+}
