@@ -107,21 +107,85 @@ pub fn floor_char_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
+/// Characters that act on a terminal or a log viewer instead of showing: control characters (an
+/// escape sequence, a carriage return that lets a line overwrite itself, C1's one-byte CSI) and
+/// the bidirectional overrides that reorder what is shown.
+fn acts(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 /// A name as it can be printed on a terminal: control characters (an escape sequence, a line
 /// break in a file name) are shown as Rust escapes, `\u{1b}`, `\n`, instead of acting.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(s);
+    escape_acting(s, &mut Vec::new(), false, |_, _| true)
+}
+
+/// Text from an input (a message quoting a value, a source excerpt) as it can be printed on a
+/// terminal or in a CI log, keeping its line structure: like [`printable`], but a tab, a line
+/// feed and the carriage return of a `\r\n` stay as they are, and no line starts as a GitHub
+/// Actions workflow command (`::error::`, `::add-mask::`, `::stop-commands::`).
+pub fn printable_lines(s: &str) -> std::borrow::Cow<'_, str> {
+    printable_lines_shifted(s).0
+}
+
+/// [`printable_lines`], and where its text grew: for each escaped character, its offset in `s`
+/// and the bytes added up to and including it, so that an offset into `s` can be moved into
+/// the escaped text.
+pub fn printable_lines_shifted(s: &str) -> (std::borrow::Cow<'_, str>, Vec<(usize, usize)>) {
+    let mut shifts = Vec::new();
+    let text = escape_acting(s, &mut shifts, true, |c, next| match c {
+        '\t' | '\n' => false,
+        '\r' => next != Some('\n'),
+        _ => true,
+    });
+    (text, shifts)
+}
+
+/// `\n`, `\u{1b}`: Rust's escape, which every character that [`acts`] gets.
+fn push_escaped(out: &mut String, c: char) {
+    let e = c.escape_debug();
+    if e.len() > 1 {
+        out.extend(e);
+    } else {
+        out.extend(c.escape_unicode());
     }
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        if c.is_control() {
-            out.extend(c.escape_debug());
-        } else {
-            out.push(c);
+}
+
+/// Each character that [`acts`] and that `escape` accepts (given the character after it) shown as
+/// its Rust escape; `shifts` as [`printable_lines_shifted`] gives them. With `commands`, the
+/// text is lines of a log: a line whose first characters other than white space are `::` would be
+/// run as a workflow command if it reached a GitHub Actions log (the runner trims the line
+/// first), so its first colon is escaped too.
+fn escape_acting<'s>(
+    s: &'s str,
+    shifts: &mut Vec<(usize, usize)>,
+    commands: bool,
+    escape: impl Fn(char, Option<char>) -> bool,
+) -> std::borrow::Cow<'s, str> {
+    let mut chars = s.char_indices().peekable();
+    let mut out: Option<String> = None;
+    let mut line_start = true;
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let command = commands && line_start && c == ':' && next == Some(':');
+        let hit = command || (acts(c) && escape(c, next));
+        // Whatever is escaped shows as text, so the line has started.
+        line_start = !hit && (c.is_whitespace() && (line_start || c == '\n' || c == '\r'));
+        if !hit {
+            if let Some(o) = &mut out {
+                o.push(c);
+            }
+            continue;
         }
+        let o = out.get_or_insert_with(|| {
+            let mut o = String::with_capacity(s.len() + 16);
+            o.push_str(&s[..i]);
+            o
+        });
+        push_escaped(o, c);
+        shifts.push((i, o.len() - (i + c.len_utf8())));
     }
-    std::borrow::Cow::Owned(out)
+    out.map_or(std::borrow::Cow::Borrowed(s), std::borrow::Cow::Owned)
 }
 
 /// A path as every output names it: as given, without a leading `./`, printable.
@@ -247,6 +311,23 @@ mod tests {
             shown_path(std::path::Path::new("./d/\r.yaml")),
             "d/\\r.yaml"
         );
+    }
+
+    #[test]
+    fn input_text_keeps_its_lines_and_loses_its_escapes() {
+        assert_eq!(printable_lines("a\tb\r\nc\n"), "a\tb\r\nc\n");
+        let (t, shifts) = printable_lines_shifted("x\u{1b}[1m\ry\u{9b}\u{202e}z\r\n");
+        assert_eq!(t, "x\\u{1b}[1m\\ry\\u{9b}\\u{202e}z\r\n");
+        // Each escaped character's offset, and how much longer the text is after it.
+        assert_eq!(shifts, [(1, 5), (5, 6), (7, 10), (9, 15)]);
+        assert_eq!(printable("\u{202e}"), "\\u{202e}");
+        // A line that GitHub Actions would run as a workflow command, after white space too.
+        assert_eq!(
+            printable_lines("a ::x\n::error::y\n \u{a0}\t::add-mask::z\n:: \n:a"),
+            "a ::x\n\\u{3a}:error::y\n \u{a0}\t\\u{3a}:add-mask::z\n\\u{3a}: \n:a"
+        );
+        // A name is data, not a line: the same text in every format.
+        assert_eq!(printable("::stop-commands::t"), "::stop-commands::t");
     }
 
     #[test]

@@ -59,8 +59,16 @@ pub fn collect(paths: &[String]) -> Walked {
             Err(e) => w
                 .errors
                 .push((crate::text::printable(p).into_owned(), describe_io(&e))),
-            Ok(m) if m.is_dir() => walk_dir(&path, &mut w),
-            Ok(_) => match chart_of_template(&path) {
+            Ok(m) if m.is_dir() => match chart_of(&path, 0) {
+                // `chart/templates` named directly holds what a walk of `chart` skips.
+                Some(chart) => {
+                    if !w.charts.contains(&chart) {
+                        w.charts.push(chart);
+                    }
+                }
+                None => walk_dir(&path, &mut w),
+            },
+            Ok(_) => match chart_of(&path, 1) {
                 // pre-commit and editors name template files one by one; they are no more YAML
                 // than when a directory walk finds them.
                 Some(chart) => {
@@ -88,12 +96,12 @@ pub fn collect(paths: &[String]) -> Walked {
 }
 
 /// The chart directory when `path` lies under a Helm chart's `templates/` (a `templates` directory
-/// whose parent holds `Chart.yaml`).
-fn chart_of_template(path: &Path) -> Option<PathBuf> {
+/// whose parent holds `Chart.yaml`), or with `skip` 0 is that directory itself.
+fn chart_of(path: &Path, skip: usize) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(path).ok()?;
     let chart = abs
         .ancestors()
-        .skip(1)
+        .skip(skip)
         .find(|d| {
             d.file_name().is_some_and(|n| n == "templates")
                 && d.parent().is_some_and(|c| c.join("Chart.yaml").is_file())

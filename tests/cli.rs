@@ -803,3 +803,180 @@ fn human_output_groups_by_file_and_links_each_rule_once() {
         .unwrap()
         .contains("(in Deployment"));
 }
+
+/// Text that an input writes (values, names, comments, the source shown in excerpts) must
+/// neither act on a terminal (escape sequences, a carriage return that overwrites the line) nor
+/// start a line that GitHub Actions runs as a workflow command, in any format.
+#[test]
+fn input_text_cannot_drive_a_terminal_or_a_ci_log() {
+    let dir = tempfile::tempdir().unwrap();
+    // Valid YAML: escapes in double quotes make real control characters in the values, and the
+    // messages quote those values.
+    let valid = "apiVersion: v1
+kind: Pod
+metadata:
+  name: \"x\\e]0;title\\a\"
+  annotations:
+    b: |
+      ::error file=x::block
+      ::add-mask::oops
+spec:
+  containers:
+  - name: \"c\\e[2J\\r\\n::error::name\"
+    image: golang:1.22
+    env:
+    - name: \"GOGC\\n::error::envname\"
+      value: off
+    - name: GOMEMLIMIT
+      value: \"1Gi\\e[31m\\n  ::stop-commands::t\\x9b2J\"
+";
+    // Not valid YAML: the excerpt shows raw control characters of the text.
+    let invalid = "a: 1\n  \u{1b}[31m::error::x\r\n  \u{9b}2J\n::add-mask::y\n";
+    std::fs::write(dir.path().join("valid.yaml"), valid).unwrap();
+    std::fs::write(dir.path().join("invalid.yaml"), invalid).unwrap();
+    std::fs::write(dir.path().join("::error::named.yaml"), valid).unwrap();
+    let runs: Vec<(&str, Vec<&str>)> = [
+        "human",
+        "concise",
+        "github",
+        "gitlab",
+        "junit",
+        "checkstyle",
+        "sarif",
+        "json",
+    ]
+    .iter()
+    .map(|f| (*f, vec!["lint", "--format", f, "."]))
+    .chain([("human", vec!["lint", "--show-containers", "."])])
+    .collect();
+    for (format, args) in runs {
+        let out = cmd().current_dir(dir.path()).args(&args).output().unwrap();
+        let containers = args.contains(&"--show-containers");
+        assert_eq!(out.status.code(), Some(i32::from(!containers)), "{args:?}");
+        for (stream, bytes) in [("stdout", &out.stdout), ("stderr", &out.stderr)] {
+            let text = String::from_utf8(bytes.clone()).unwrap();
+            if stream == "stdout" {
+                let want = if containers { "container" } else { "GK302" };
+                assert!(text.contains(want), "{args:?}: {text}");
+            }
+            let acting: Vec<char> = text
+                .chars()
+                .filter(|&c| c.is_control() && c != '\n' && c != '\t')
+                .collect();
+            assert!(
+                acting.is_empty(),
+                "{args:?} {stream}: {acting:?} in\n{text}"
+            );
+            for line in text.lines() {
+                let own = format == "github"
+                    && ["::error file=", "::warning file=", "::notice file="]
+                        .iter()
+                        .any(|p| line.starts_with(p));
+                assert!(
+                    own || !line.trim_start().starts_with("::"),
+                    "{args:?} {stream}: a workflow command from the input: {line}"
+                );
+            }
+        }
+    }
+}
+
+/// Codes and lines of the findings of `yaml` linted as JSON.
+fn findings_of(yaml: &str) -> Vec<(String, u64)> {
+    let out = cmd()
+        .args(["lint", "-", "--format", "json"])
+        .write_stdin(yaml)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Tags resolve as go-yaml v2 resolves them for kubectl: `!!int "100"` is the integer 100 (the
+/// API server refuses it as an env value), `!!str 100` a string, and `!!binary` the text it
+/// encodes (`b2Zm` is `off`, a valid GOGC).
+#[test]
+fn tagged_env_values_are_read_as_kubectl_decodes_them() {
+    let pod = "apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: c
+    image: golang:1.22
+    env:
+    - name: GOGC
+      value: !!binary b2Zm
+    - name: GOMEMLIMIT
+      value: !!binary |
+        OTAwTWlC
+    - name: X
+      value: !!int \"100\"
+    - name: Y
+      value: !!str 100
+    - name: Z
+      value: !!bool \"yes\"
+    resources: {requests: {cpu: 1, memory: 1Gi}, limits: {memory: 1Gi}}
+";
+    let found = findings_of(pod);
+    let want: Vec<(String, u64)> = vec![("GK302".into(), 16), ("GK302".into(), 20)];
+    assert_eq!(found, want);
+}
+
+/// kubectl refuses a `%YAML 1.2` document (go-yaml v2 reads YAML 1.1 only) and never decodes a
+/// document that follows `...` without a `---` line: neither may be linted as if it applied.
+#[test]
+fn documents_kubectl_refuses_or_ignores_are_gk000() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOGC\n      value: off\n";
+    let found = findings_of(&format!("%YAML 1.2\n---\n{pod}"));
+    assert_eq!(found, vec![("GK000".to_string(), 1)]);
+    let found = findings_of(&format!("a: 1\n...\n{pod}---\n{pod}"));
+    let codes: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(found[0], ("GK000".to_string(), 3), "{found:?}");
+    // The document after `---` is linted.
+    assert!(codes.contains(&"GK302"), "{found:?}");
+    assert_eq!(codes.iter().filter(|c| **c == "GK000").count(), 1);
+}
+
+/// A chart's templates directory named directly (or a directory under it) is the same Go
+/// template source that a walk of the chart skips: the same note, not false findings.
+#[test]
+fn a_charts_templates_directory_named_directly_is_skipped_like_the_chart() {
+    let dir = tempfile::tempdir().unwrap();
+    let chart = dir.path().join("mychart");
+    std::fs::create_dir_all(chart.join("templates/sub")).unwrap();
+    std::fs::write(
+        chart.join("Chart.yaml"),
+        "apiVersion: v2\nname: mychart\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    // Valid YAML that reads as a Go container without GOMEMLIMIT, until Helm renders it.
+    let template = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOMAXPROCS\n      value: \"{{ .Values.procs }}\"\n    resources:\n      limits: {memory: 1Gi}\n";
+    std::fs::write(chart.join("templates/pod.yaml"), template).unwrap();
+    std::fs::write(chart.join("templates/sub/pod.yaml"), template).unwrap();
+    for named in [chart.join("templates"), chart.join("templates/sub")] {
+        let out = cmd().arg("lint").arg(&named).output().unwrap();
+        let (stdout, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            err.matches("is a Helm chart").count(),
+            1,
+            "{named:?}: {err}"
+        );
+        assert!(!stdout.contains("GK"), "{named:?}: {stdout}");
+        assert_eq!(out.status.code(), Some(0), "{named:?}: {err}");
+    }
+}

@@ -814,3 +814,34 @@ fn the_corpus_log_is_complete_and_keeps_helm_templates() {
     );
     println!("corpus: {checked} results from Helm renders name their template");
 }
+
+/// On Unix a backslash is part of a file name: `back\slash.yaml` is one file in the repository's
+/// root, not `slash.yaml` in a directory `back`. SARIF percent-encodes it; GitLab names it as is.
+#[cfg(unix)]
+#[test]
+fn a_backslash_in_a_file_name_stays_in_the_uri() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOGC\n      value: off\n";
+    std::fs::write(dir.path().join("back\\slash.yaml"), pod).unwrap();
+    let out = golint(
+        dir.path(),
+        &words(&["lint", "--format", "sarif", "back\\slash.yaml"]),
+    );
+    let log = parse(&out.stdout, "the SARIF log");
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    for r in results {
+        let uri = &r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+        assert_eq!(uri, "back%5Cslash.yaml", "{r}");
+    }
+    let out = golint(
+        dir.path(),
+        &words(&["lint", "--format", "gitlab", "back\\slash.yaml"]),
+    );
+    let issues = parse(&out.stdout, "the GitLab report");
+    assert_eq!(
+        issues[0]["location"]["path"], "back\\slash.yaml",
+        "{issues}"
+    );
+}

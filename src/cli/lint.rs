@@ -1023,22 +1023,32 @@ pub fn write_containers(
                     (Some(l), false) => l.as_str(),
                     (None, false) => "unknown",
                 };
-                writeln!(
-                    out,
-                    "{}:{}: {object} container {}: {language}, because {}",
+                // Names and evidence are the manifest's and the image's words: nothing in them
+                // may act on the terminal, and no line may start as a workflow command.
+                let mut lines = vec![format!(
+                    "{}{}:{}: {object} container {}: {language}, because {}",
+                    if r.file.trim_start().starts_with("::") {
+                        "./"
+                    } else {
+                        ""
+                    },
                     r.file,
                     r.line,
                     r.container.as_deref().unwrap_or("<unnamed>"),
                     rt.evidence
-                )?;
+                )];
                 if let (Some(v), Some(why)) = (&rt.go_version, &rt.go_version_evidence) {
-                    writeln!(out, "    Go {v} ({why})")?;
+                    lines.push(format!("    Go {v} ({why})"));
                 }
                 if let Some(s) = &rt.sizes_gomaxprocs {
-                    writeln!(out, "    sizes GOMAXPROCS itself: {s}")?;
+                    lines.push(format!("    sizes GOMAXPROCS itself: {s}"));
                 }
                 if let Some(s) = &rt.sizes_gomemlimit {
-                    writeln!(out, "    sizes GOMEMLIMIT itself: {s}")?;
+                    lines.push(format!("    sizes GOMEMLIMIT itself: {s}"));
+                }
+                for line in lines {
+                    let line = line.replace('\n', "\\n");
+                    writeln!(out, "{}", crate::text::printable_lines(&line))?;
                 }
             }
             if !a.report.quiet {

@@ -6,7 +6,9 @@
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+        // Errors and notes quote paths, images and values of the inputs.
+        let text = format!($($arg)*);
+        let _ = writeln!(std::io::stderr().lock(), "{}", $crate::text::printable_lines(&text));
     }};
 }
 

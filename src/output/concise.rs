@@ -30,16 +30,28 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 }
                 _ => String::new(),
             };
-            writeln!(
-                out,
-                "{}:{}:{}: {} {} {}: {}{within}",
+            // A name that starts with `::` is named by `./` in front, so that the line is not a
+            // workflow command and still names the file.
+            let dot = if r.name.trim_start().starts_with("::") {
+                "./"
+            } else {
+                ""
+            };
+            let line = format!(
+                "{dot}{}:{}:{}: {} {} {}: {}{within}",
                 r.name,
                 f.start.0,
                 f.start.1,
                 d.severity.as_str(),
                 d.code,
                 rule.name,
-                d.message.replace('\n', " ")
+                d.message
+            );
+            // Messages quote the input; nothing of it may act on a terminal or a CI log.
+            writeln!(
+                out,
+                "{}",
+                crate::text::printable_lines(&line.replace('\n', " "))
             )?;
         }
     }

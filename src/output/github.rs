@@ -9,10 +9,14 @@ use std::io::Write;
 use super::Run;
 use crate::diagnostic::{Provenance, Severity};
 
+/// A value as a workflow command carries it; the other control characters (an escape sequence
+/// would colour or rewrite the log) shown as escapes.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
+    let s = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    crate::text::printable(&s).into_owned()
 }
 
 fn escape_property(s: &str) -> String {
@@ -61,5 +65,9 @@ mod tests {
     fn escaping_follows_the_workflow_command_rules() {
         assert_eq!(escape_data("50% of a:b, c\r\nd"), "50%25 of a:b, c%0D%0Ad");
         assert_eq!(escape_property("a:b,c%"), "a%3Ab%2Cc%25");
+        assert_eq!(
+            escape_data("a\u{1b}[2J\r\n::error::x"),
+            "a\\u{1b}[2J%0D%0A::error::x"
+        );
     }
 }

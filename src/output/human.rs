@@ -159,23 +159,28 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
         .with_context_lines(1);
     // Each finding is rendered on its own (miette's wrapping of the notes is most of a run's
     // time), so they are rendered on every thread, a bounded chunk at a time, and written in order.
-    let findings: Vec<(&FileReport, bool, &Finding)> = run
+    let shown: Vec<Option<Arc<Shown>>> = run
         .reports
         .iter()
-        .flat_map(|r| {
-            let lone_cr = r
-                .source
+        .map(|r| {
+            r.source
                 .as_ref()
-                .is_some_and(|s| crate::text::has_lone_cr(&s.text));
-            r.findings.iter().map(move |f| (r, lone_cr, f))
+                .filter(|_| !r.findings.is_empty())
+                .map(|s| Arc::new(Shown::new(s)))
         })
+        .collect();
+    let findings: Vec<(&FileReport, Option<&Arc<Shown>>, &Finding)> = run
+        .reports
+        .iter()
+        .zip(&shown)
+        .flat_map(|(r, s)| r.findings.iter().map(move |f| (r, s.as_ref(), f)))
         .collect();
     let total = findings.len();
     let mut file: Option<&str> = None;
     for chunk in findings.chunks(RENDER_CHUNK) {
         let rendered: Vec<Result<String, std::fmt::Error>> = chunk
             .par_iter()
-            .map(|&(r, lone_cr, f)| render(&handler, r, lone_cr, f))
+            .map(|&(r, shown, f)| render(&handler, r, shown, f))
             .collect();
         for (s, &(r, _, _)) in rendered.into_iter().zip(chunk) {
             // Findings come grouped by file: a line names each file before its findings.
@@ -214,13 +219,46 @@ pub(super) fn plural(n: usize) -> &'static str {
 /// Findings rendered at a time: enough for every thread, few enough to hold in memory.
 const RENDER_CHUNK: usize = 1024;
 
+/// A source as its excerpts show it: what acts on a terminal or a CI log (an escape sequence, a
+/// lone carriage return) written as an escape, and the shifts that move an offset of the
+/// original text into it.
+struct Shown {
+    text: Text,
+    shifts: Vec<(usize, usize)>,
+}
+
+impl Shown {
+    fn new(src: &Arc<Source>) -> Shown {
+        match crate::text::printable_lines_shifted(&src.text) {
+            (std::borrow::Cow::Borrowed(_), _) => Shown {
+                text: Text(src.clone(), crate::text::has_lone_cr(&src.text)),
+                shifts: Vec::new(),
+            },
+            (std::borrow::Cow::Owned(t), shifts) => {
+                let escaped = Source::from_text(src.origin.clone(), t);
+                // A lone carriage return is escaped too, so miette and the line index agree.
+                Shown {
+                    text: Text(Arc::new(escaped), false),
+                    shifts,
+                }
+            }
+        }
+    }
+
+    /// Where an offset of the original text lies in the shown one.
+    fn offset(&self, at: usize) -> usize {
+        let k = self.shifts.partition_point(|&(i, _)| i < at);
+        at + k.checked_sub(1).map_or(0, |k| self.shifts[k].1)
+    }
+}
+
 fn render(
     handler: &GraphicalReportHandler,
     r: &FileReport,
-    lone_cr: bool,
+    shown: Option<&Arc<Shown>>,
     f: &Finding,
 ) -> Result<String, std::fmt::Error> {
-    let Some(src) = &r.source else {
+    let Some(shown) = shown else {
         // Not text (binary, too large): no snippet to show.
         let d = &f.diagnostic;
         return Ok(format!(
@@ -230,15 +268,16 @@ fn render(
             r.name,
             f.start.0,
             f.start.1,
-            d.message
+            crate::text::printable(&d.message)
         ));
     };
     let mut s = String::new();
-    handler.render_report(&mut s, &build(&r.name, Text(src.clone(), lone_cr), f))?;
+    handler.render_report(&mut s, &build(&r.name, shown, f))?;
     Ok(s)
 }
 
-fn build(name: &str, src: Text, f: &Finding) -> Report {
+fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
+    let src = shown.text.clone();
     let d = &f.diagnostic;
     let rule = d.code.rule();
     let mut help: Vec<String> = d.notes.clone();
@@ -264,29 +303,29 @@ fn build(name: &str, src: Text, f: &Finding) -> Report {
             fix.title
         ));
     }
-    let mut len = d.range.end.saturating_sub(d.range.start);
+    let range = shown.offset(d.range.start)..shown.offset(d.range.end);
+    let mut len = range.end.saturating_sub(range.start);
     // A label that starts or ends on a long line is drawn on its first line only, inside the
     // excerpt that line is shown as.
-    let (s, first) = (
-        &src.0,
-        src.0.line_index(d.range.start.min(src.0.text.len())),
-    );
+    let (s, first) = (&src.0, src.0.line_index(range.start.min(src.0.text.len())));
     let long = |line: usize| s.line_range(line).len() > LONG_LINE;
-    if !src.1 && (long(first) || long(s.line_index(d.range.end.min(s.text.len())))) {
+    if !src.1 && (long(first) || long(s.line_index(range.end.min(s.text.len())))) {
         len = len
             .min(EXCERPT_SIDE)
-            .min(s.line_range(first).end.saturating_sub(d.range.start));
+            .min(s.line_range(first).end.saturating_sub(range.start));
     }
+    // Messages and notes quote values of the input.
+    let help = help.join("\n");
     Report {
-        message: d.message.clone(),
+        message: crate::text::printable_lines(&d.message).into_owned(),
         code: format!("{} {}", d.code, rule.name),
         severity: match d.severity {
             Severity::Error => miette::Severity::Error,
             Severity::Warning => miette::Severity::Warning,
             Severity::Info => miette::Severity::Advice,
         },
-        help: (!help.is_empty()).then(|| help.join("\n")),
-        label: LabeledSpan::new(Some(rule.name.to_string()), d.range.start, len),
+        help: (!help.is_empty()).then(|| crate::text::printable_lines(&help).into_owned()),
+        label: LabeledSpan::new(Some(rule.name.to_string()), range.start, len),
         source: NamedSource::new(name, src),
     }
 }

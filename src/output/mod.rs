@@ -34,12 +34,19 @@ pub(crate) fn repo_path(root: &std::path::Path, r: &FileReport) -> String {
         crate::source::Origin::File(p) => std::fs::canonicalize(p)
             .ok()
             .and_then(|abs| abs.strip_prefix(root).ok().map(|rel| rel.to_path_buf()))
-            .map_or_else(
-                || r.name.clone(),
-                |rel| rel.to_string_lossy().replace('\\', "/"),
-            ),
+            .map_or_else(|| r.name.clone(), |rel| slash_path(&rel)),
         crate::source::Origin::Stdin(_) => r.name.clone(),
     }
+}
+
+/// A relative path with `/` between its components. Only the platform's separators are
+/// replaced: on Unix a backslash is part of a file name (`back\slash.yaml` is one file).
+pub(crate) fn slash_path(rel: &std::path::Path) -> String {
+    let parts: Vec<_> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect();
+    parts.join("/")
 }
 
 /// Everything a format needs: reports sorted by file name, totals, the inputs that could not be

@@ -96,7 +96,7 @@ fn path_location(path: &Path, root: &Path) -> Value {
     let abs = std::fs::canonicalize(path).unwrap_or_else(|_| root.join(path));
     match abs.strip_prefix(root) {
         Ok(rel) => json!({
-            "uri": encode_uri_path(&rel.to_string_lossy().replace('\\', "/")),
+            "uri": encode_uri_path(&super::slash_path(rel)),
             "uriBaseId": BASE_ID,
         }),
         Err(_) => json!({"uri": format!("file://{}", encode_uri_path(&abs.to_string_lossy()))}),

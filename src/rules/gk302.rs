@@ -7,15 +7,14 @@ use super::ContainerCtx;
 use crate::diagnostic::Edit;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::k8s::container::EnvValue;
-use crate::yaml::Style;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     for var in &cx.c.env {
         let EnvValue::Literal {
             node,
             text,
-            style: Style::Plain,
             resolved,
+            ..
         } = &var.value
         else {
             continue;
@@ -24,11 +23,15 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         // it, so it is not this rule's business.
         if resolved.is_string()
             || matches!(resolved, crate::yaml::Yaml11::Null)
-            || cx.y.scalar(*node).is_some_and(|(_, _, tag)| tag.is_some())
             || cx.y.is_alias(*node)
         {
             continue;
         }
+        // A standard tag makes any scalar that type, quoted or not: `!!int "100"`.
+        let tag =
+            cx.y.scalar(*node).and_then(|(_, _, tag)| tag).map(|t| {
+                crate::yaml::short_tag(t).map_or_else(|| t.to_string(), |s| format!("!!{s}"))
+            });
         let json = resolved.json_text().unwrap_or_default();
         let message = if json.is_empty() {
             // `.inf` and `.nan`: JSON has no such numbers, so the YAML-to-JSON step itself fails.
@@ -47,6 +50,14 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         let mut d = cx.diag(Code::GK302, *node, message);
         if json == "false" || json == "true" {
             d = d.note(format!("typed Go clients instead turn it into the string \"{json}\", which is not what you wrote"));
+        }
+        if let Some(tag) = tag {
+            // Quoting alone would keep the tag; the edit that removes it is the author's call.
+            out.push(d.note(format!(
+                "the tag {tag} makes the value a {}; remove the tag, and quote the value",
+                resolved.type_name()
+            )));
+            continue;
         }
         let source = &cx.src.text[cx.y.span(*node)];
         let edit = Edit {

@@ -668,12 +668,13 @@ impl<'a> GoView<'a> {
             }
             WhyVersion::Image(f) => {
                 if let Some(g) = f.go() {
+                    // The path and version are the image's words, escaped as in `describe`.
                     let _ = write!(
                         s,
                         "the build info of {} in image {}: {}",
-                        g.path,
+                        crate::text::printable(&g.path),
                         f.short_digest(),
-                        g.go_version
+                        crate::text::printable(&g.go_version)
                     );
                 }
             }

@@ -141,6 +141,66 @@ impl IndentSteps {
     }
 }
 
+/// A standard tag's name (`int` for `!!int` or `tag:yaml.org,2002:int`); None for other tags.
+pub fn short_tag(tag: &str) -> Option<&str> {
+    tag.strip_prefix("tag:yaml.org,2002:")
+        .or_else(|| tag.strip_prefix("!!"))
+}
+
+/// The text of a `!!binary` scalar as go-yaml v2 decodes it: standard base64, line breaks
+/// ignored; None when it is not valid base64, which kubectl refuses. Bytes that are not UTF-8
+/// become U+FFFD, as Go's JSON encoder writes them.
+fn decode_binary(text: &str) -> Option<String> {
+    let mut bits: u32 = 0;
+    let (mut n, mut pad, mut out) = (0u32, 0usize, Vec::with_capacity(text.len() / 4 * 3));
+    for b in text.bytes().filter(|&b| b != b'\n' && b != b'\r') {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' if n % 4 >= 2 => {
+                pad += 1;
+                n += 1;
+                continue;
+            }
+            _ => return None,
+        };
+        if pad > 0 {
+            return None;
+        }
+        bits = bits << 6 | u32::from(v);
+        n += 1;
+        if n % 4 == 0 {
+            out.extend_from_slice(&bits.to_be_bytes()[1..]);
+            bits = 0;
+        }
+    }
+    if n % 4 != 0 {
+        return None;
+    }
+    // The padded last quantum; Go's decoder (not in strict mode) ignores its spare bits.
+    if pad > 0 {
+        let quantum = bits << (6 * pad as u32);
+        out.extend_from_slice(&quantum.to_be_bytes()[1..4 - pad]);
+    }
+    Some(String::from_utf8_lossy(&out).into_owned())
+}
+
+#[cfg(test)]
+#[test]
+fn binary_scalars_decode_as_go_decodes_base64() {
+    assert_eq!(decode_binary("b2Zm").as_deref(), Some("off"));
+    assert_eq!(decode_binary("b2Zm\nZmY=\n").as_deref(), Some("offff"));
+    assert_eq!(decode_binary("MTA=").as_deref(), Some("10"));
+    assert_eq!(decode_binary("MQ==").as_deref(), Some("1"));
+    assert_eq!(decode_binary("").as_deref(), Some(""));
+    for bad in ["b2Z", "b2Zm ZmY=", "MQ==MQ==", "M===", "b2Zm!"] {
+        assert_eq!(decode_binary(bad), None, "{bad}");
+    }
+}
+
 fn style_of(s: ScalarStyle) -> Style {
     match s {
         ScalarStyle::Plain => Style::Plain,
@@ -329,6 +389,11 @@ struct Builder<'a, 't> {
     base: usize,
     text: &'t str,
     doc_start: Option<usize>,
+    /// Why kubectl refuses or ignores the open document although it is valid YAML (a `%YAML`
+    /// directive of another version than 1.1, no `---` after `...`).
+    incompatible: Option<SyntaxError>,
+    /// The last document ended with `...`.
+    after_end_marker: bool,
 }
 
 /// Twice the nodes per line the node list is first sized for (see `Builder::new`).
@@ -349,6 +414,8 @@ impl<'a, 't> Builder<'a, 't> {
             base,
             text,
             doc_start: None,
+            incompatible: None,
+            after_end_marker: false,
         }
     }
 
@@ -366,6 +433,10 @@ impl<'a, 't> Builder<'a, 't> {
     fn doc_end(&mut self, r: Range<usize>) {
         if let Some(doc) = self.y.docs.last_mut() {
             doc.span.end = r.end.max(doc.span.end);
+            if let Some(e) = self.incompatible.take() {
+                doc.error.get_or_insert(e);
+                doc.root = None;
+            }
         }
         self.doc_start = None;
     }
@@ -444,14 +515,49 @@ impl<'a, 't> Builder<'a, 't> {
         match ev {
             Event::StreamStart => {}
             Event::StreamEnd => return true,
-            Event::DocumentStart(..) => self.doc_start(r),
-            Event::DocumentEnd => self.doc_end(r),
+            Event::DocumentStart(explicit, version) => {
+                let after_end_marker = std::mem::take(&mut self.after_end_marker);
+                self.doc_start(r.clone());
+                // kubectl cuts the stream at `---` lines only, and go-yaml decodes the first
+                // document of each piece: one that follows `...` without a `---` of its own is
+                // never decoded, so nothing in it is applied.
+                if after_end_marker && !explicit {
+                    self.incompatible = Some(SyntaxError {
+                        offset: r.start,
+                        message: "a document after `...` must start with `---` in YAML 1.1, which kubectl reads: kubectl decodes only the first document between `---` lines and silently ignores this one".to_string(),
+                    });
+                }
+                // go-yaml v2 reads YAML 1.1 only: kubectl refuses a document declared as any
+                // other version, so nothing in it reaches the API server.
+                if let Some(v) = version.filter(|v| (v.major, v.minor) != (1, 1)) {
+                    let before =
+                        &self.text[..r.start.saturating_sub(self.base).min(self.text.len())];
+                    let offset = before.rfind("%YAML").map_or(r.start, |i| i + self.base);
+                    self.incompatible = Some(SyntaxError {
+                        offset,
+                        message: format!(
+                            "found incompatible YAML document: %YAML {}.{} is not YAML 1.1, the only version kubectl's decoder (go-yaml v2) reads, so kubectl refuses the document",
+                            v.major, v.minor
+                        ),
+                    });
+                }
+            }
+            Event::DocumentEnd => {
+                let local = r.start.saturating_sub(self.base)..r.end.saturating_sub(self.base);
+                self.after_end_marker = self.text.get(local).is_some_and(|t| t.starts_with("..."));
+                self.doc_end(r)
+            }
             Event::Comment(_, _) => self.comment(r),
             Event::Scalar(value, style, anchor, tag) => {
                 let tag = tag.map(|t| {
                     let (h, s) = t.parts();
                     format!("{h}{s}")
                 });
+                // kubectl sends what a `!!binary` scalar encodes, and the rules must read that.
+                let value = match tag.as_deref().and_then(short_tag) {
+                    Some("binary") => decode_binary(&value).map_or(value, Cow::Owned),
+                    _ => value,
+                };
                 let id = self.push(
                     NodeKind::Scalar {
                         value,
@@ -626,12 +732,26 @@ impl<'a> Yaml<'a> {
         }
     }
 
-    /// How kubectl sees a scalar: YAML 1.1 resolution for plain untagged scalars, strings otherwise.
+    /// How kubectl sees a scalar, as go-yaml v2 resolves it: YAML 1.1 resolution for plain
+    /// untagged scalars, strings for the other untagged ones, and for a standard tag (`!!int`,
+    /// `!!float`, `!!bool`, `!!null`) the text resolved and kept when it has the tag's type,
+    /// quoted or not (`!!int "100"` is the integer 100). Any other tag gives a string; so does a
+    /// standard tag on text of another type, which kubectl refuses to decode at all.
     pub fn resolved(&self, id: NodeId) -> Option<Yaml11> {
         let (value, style, tag) = self.scalar(id)?;
-        Some(match (style, tag) {
-            (Style::Plain, None) => resolve_plain(value),
-            (_, Some(t)) if t.ends_with(":int") || t.ends_with(":float") => resolve_plain(value),
+        let Some(tag) = tag else {
+            return Some(match style {
+                Style::Plain => resolve_plain(value),
+                _ => Yaml11::Str,
+            });
+        };
+        Some(match (short_tag(tag), resolve_plain(value)) {
+            (Some("int"), r @ Yaml11::Int(_))
+            | (Some("float"), r @ Yaml11::Float(_))
+            | (Some("bool"), r @ Yaml11::Bool(_))
+            | (Some("null"), r @ Yaml11::Null) => r,
+            // go-yaml turns an integer into a float for `!!float`, but not one above int64.
+            (Some("float"), Yaml11::Int(i)) if i64::try_from(i).is_ok() => Yaml11::Float(i as f64),
             _ => Yaml11::Str,
         })
     }
