@@ -1598,12 +1598,14 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
 
 /// Symlinks in a walked tree: a link to a manifest is linted (once, when it leads to a file the
 /// walk also found), and fixed through, staying a link; links to directories and links that lead
-/// nowhere are passed over with a note each, never in silence.
+/// nowhere are passed over with a note each, never in silence. `c.yaml` leads out of the named
+/// directory but stays in its git repository, which is where links may lead.
 #[cfg(unix)]
 #[test]
 fn symlinked_manifests_are_linted_and_fixed_through() {
     use std::os::unix::fs::symlink;
     let dir = tempfile::tempdir().unwrap();
+    git_init(dir.path());
     let tree = dir.path().join("tree");
     write(&tree.join("a.yaml"), FIXABLE);
     write(&dir.path().join("shared/o.yaml"), FIXABLE);
@@ -1647,6 +1649,141 @@ fn symlinked_manifests_are_linted_and_fixed_through() {
         .is_symlink());
     let shared = std::fs::read_to_string(dir.path().join("shared/o.yaml")).unwrap();
     assert!(shared.contains("GOMEMLIMIT"), "{}", ran.stderr);
+}
+
+fn git_init(dir: &Path) {
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git init");
+}
+
+/// Not YAML, no manifest, and secret: what a link into a home directory finds.
+const CREDENTIALS: &str =
+    "[default]\naws_access_key_id = AKIASECRETKEYID\naws_secret_access_key = s3cr3t/VALUE\n";
+
+/// A checked-out link that leads out of the named directory and its repository (to a
+/// credentials file, to someone else's manifest) is neither read nor written, whether the walk
+/// finds it or it is named: a note names the link, in every format nothing of the file is
+/// printed, and `fix` leaves the file it leads to alone.
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_tree_are_not_read_or_written() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write(&home.join(".aws/credentials"), CREDENTIALS);
+    write(&home.join("other/o.yaml"), FIXABLE);
+    let repo = dir.path().join("repo");
+    git_init(&repo);
+    write(&repo.join("a.yaml"), FIXABLE);
+    symlink("../home/.aws/credentials", repo.join("creds.yaml")).unwrap();
+    // Through a chain of links: the last one decides.
+    symlink("../home/other/o.yaml", repo.join("hop.yaml")).unwrap();
+    symlink("hop.yaml", repo.join("other.yaml")).unwrap();
+    for args in [
+        &["lint", "--format", "human", "repo"][..],
+        &["lint", "--format", "concise", "repo"],
+        &["lint", "--format", "github", "repo"],
+        &["lint", "--format", "sarif", "repo"],
+        &[
+            "lint",
+            "--format",
+            "human",
+            "repo/creds.yaml",
+            "repo/a.yaml",
+        ],
+        &["lint", "--format", "human", "repo/creds.yaml"],
+    ] {
+        let ran = run(dir.path(), args, Input::Null);
+        ran.sane();
+        let all = format!("{}{}", ran.out(), ran.stderr);
+        assert!(
+            !all.contains("SECRET") && !all.contains("s3cr3t"),
+            "{args:?}: {all}"
+        );
+        assert!(
+            ran.stderr.contains(
+                "repo/creds.yaml: a symlink to a file outside the named paths and their git repository; not read"
+            ),
+            "{args:?}: {}",
+            ran.stderr
+        );
+    }
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "json", "repo"],
+        Input::Null,
+    );
+    assert_eq!(ran.sane().code, Some(1), "{}", ran.stderr);
+    let v = ran.json();
+    let files: std::collections::BTreeSet<&str> = findings(&v)
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["repo/a.yaml"],
+        "{v}"
+    );
+    let refused: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refused,
+        ["repo/creds.yaml", "repo/hop.yaml", "repo/other.yaml"],
+        "{v}"
+    );
+    let ran = run(dir.path(), &["fix", "repo"], Input::Null);
+    ran.sane();
+    assert_eq!(
+        std::fs::read_to_string(home.join("other/o.yaml")).unwrap(),
+        FIXABLE
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join(".aws/credentials")).unwrap(),
+        CREDENTIALS
+    );
+    assert!(std::fs::read_to_string(repo.join("a.yaml"))
+        .unwrap()
+        .contains("GOMEMLIMIT"));
+    // Named as a file the link leads to, the file is linted.
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "json", "home/other/o.yaml"],
+        Input::Null,
+    );
+    assert_eq!(findings(&ran.json()).len(), 2, "{}", ran.stderr);
+}
+
+/// A file that does not parse may be anything: its finding shows the offending line and no line
+/// around it, and a file that has nothing of a manifest (no `apiVersion`, no `kind`) shows no
+/// line at all.
+#[test]
+fn invalid_yaml_shows_only_its_offending_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: before-secret-line\n  label: a: b\n  other: after-secret-line\n";
+    write(&dir.path().join("bad.yaml"), manifest);
+    write(&dir.path().join("creds.yaml"), CREDENTIALS);
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "human", "bad.yaml", "creds.yaml"],
+        Input::Null,
+    );
+    assert_eq!(ran.sane().code, Some(1), "{}", ran.stderr);
+    let out = ran.out();
+    assert!(out.contains("GK000"), "{out}");
+    assert!(out.contains("label: a: b"), "{out}");
+    assert!(!out.contains("secret-line"), "{out}");
+    assert!(!out.contains("SECRET") && !out.contains("s3cr3t"), "{out}");
+    assert!(out.contains("creds.yaml"), "{out}");
 }
 
 /// A file with two names (a hard link): replacing it would leave the other name with the old

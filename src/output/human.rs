@@ -15,11 +15,11 @@ use crate::lint::{FileReport, Finding};
 use crate::source::Source;
 use rayon::prelude::*;
 
-/// Lets miette read the source without copying it per finding. The flag says whether the text
-/// has a carriage return that is not part of `\r\n` (miette counts it as a line break; the line
-/// index does not).
+/// Lets miette read the source without copying it per finding. The first flag says whether the
+/// text has a carriage return that is not part of `\r\n` (miette counts it as a line break; the
+/// line index does not); the second that only the finding's own line may be shown.
 #[derive(Clone)]
-struct Text(Arc<Source>, bool);
+struct Text(Arc<Source>, bool, bool);
 
 // `NamedSource` needs `Debug` on its source; the text itself would only flood a debug print.
 impl std::fmt::Debug for Text {
@@ -40,6 +40,22 @@ impl SourceCode for Text {
         // instead, and shift the answer by what lies before that line.
         let src = &self.0;
         let text = src.text.as_bytes();
+        // The snippet (miette also reads the finding's own position, with no context) is the
+        // finding's line alone, as if the file had no other.
+        if self.2 && (before, after) != (0, 0) && span.offset() <= text.len() {
+            let line = src.line_index(span.offset());
+            let whole = src.line_range(line);
+            if whole.len() > LONG_LINE {
+                return Ok(Box::new(excerpt(&src.text, whole, line, span, before)));
+            }
+            return Ok(Box::new(MietteSpanContents::new(
+                &text[whole.clone()],
+                (whole.start, whole.len()).into(),
+                line,
+                0,
+                line,
+            )));
+        }
         if self.1 || span.offset() > text.len() {
             return text.read_span(span, before, after);
         }
@@ -159,15 +175,17 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
         .with_context_lines(1);
     // Each finding is rendered on its own (miette's wrapping of the notes is most of a run's
     // time), so they are rendered on every thread, a bounded chunk at a time, and written in order.
-    let findings: Vec<(&FileReport, bool, &Finding)> = run
+    let findings: Vec<(&FileReport, Shown, &Finding)> = run
         .reports
         .iter()
         .flat_map(|r| {
-            let lone_cr = r
-                .source
-                .as_ref()
-                .is_some_and(|s| crate::text::has_lone_cr(&s.text));
-            r.findings.iter().map(move |f| (r, lone_cr, f))
+            let shown = match &r.source {
+                Some(s) if looks_like_manifest(&s.text) => Shown::Text {
+                    lone_cr: crate::text::has_lone_cr(&s.text),
+                },
+                _ => Shown::Nothing,
+            };
+            r.findings.iter().map(move |f| (r, shown, f))
         })
         .collect();
     let total = findings.len();
@@ -175,7 +193,7 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
     for chunk in findings.chunks(RENDER_CHUNK) {
         let rendered: Vec<Result<String, std::fmt::Error>> = chunk
             .par_iter()
-            .map(|&(r, lone_cr, f)| render(&handler, r, lone_cr, f))
+            .map(|&(r, shown, f)| render(&handler, r, shown, f))
             .collect();
         for (s, &(r, _, _)) in rendered.into_iter().zip(chunk) {
             // Findings come grouped by file: a line names each file before its findings.
@@ -214,14 +232,30 @@ pub(super) fn plural(n: usize) -> &'static str {
 /// Findings rendered at a time: enough for every thread, few enough to hold in memory.
 const RENDER_CHUNK: usize = 1024;
 
+/// What of a file's text its findings may show.
+#[derive(Clone, Copy)]
+enum Shown {
+    /// None: it is not text, or it is text that is no manifest (a credentials file or a key
+    /// reached by mistake), whose lines must not reach a log.
+    Nothing,
+    /// Source lines, with whether the text has a lone carriage return.
+    Text { lone_cr: bool },
+}
+
+/// Whether a text says anything a Kubernetes manifest says: a file without either word is not
+/// one, and nothing of it is quoted.
+fn looks_like_manifest(text: &str) -> bool {
+    text.contains("apiVersion") || text.contains("kind")
+}
+
 fn render(
     handler: &GraphicalReportHandler,
     r: &FileReport,
-    lone_cr: bool,
+    shown: Shown,
     f: &Finding,
 ) -> Result<String, std::fmt::Error> {
-    let Some(src) = &r.source else {
-        // Not text (binary, too large): no snippet to show.
+    let (Some(src), Shown::Text { lone_cr }) = (&r.source, shown) else {
+        // Not text (binary, too large), or not a manifest: no snippet to show.
         let d = &f.diagnostic;
         return Ok(format!(
             "{}: {} {}:{}:{}: {}\n",
@@ -233,8 +267,13 @@ fn render(
             d.message
         ));
     };
+    // A document that does not parse may be anything: its offending line alone, no neighbours.
+    let only_line = f.diagnostic.code == crate::rules::Code::GK000;
     let mut s = String::new();
-    handler.render_report(&mut s, &build(&r.name, Text(src.clone(), lone_cr), f))?;
+    handler.render_report(
+        &mut s,
+        &build(&r.name, Text(src.clone(), lone_cr, only_line), f),
+    )?;
     Ok(s)
 }
 
@@ -379,7 +418,7 @@ mod tests {
         ];
         for t in texts {
             let src = Arc::new(Source::from_text(Origin::Stdin("-".into()), t.to_string()));
-            let text = Text(src, crate::text::has_lone_cr(t));
+            let text = Text(src, crate::text::has_lone_cr(t), false);
             for start in 0..=t.len() {
                 for len in [0, 1, 3] {
                     let span = SourceSpan::new(start.into(), len.min(t.len() - start));
