@@ -1525,7 +1525,15 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
             .collect()
     };
     let mut caught = 0;
-    for (signal, number) in [(libc::SIGTERM, 15), (libc::SIGINT, 2), (libc::SIGTERM, 15)] {
+    // SIGUSR1 and SIGALRM end a process by default as SIGTERM does (a CI runner's timeout, a
+    // stray `kill -USR1`), and must clean up as well.
+    for (signal, number) in [
+        (libc::SIGTERM, 15),
+        (libc::SIGINT, 2),
+        (libc::SIGUSR1, 10),
+        (libc::SIGALRM, 14),
+        (libc::SIGTERM, 15),
+    ] {
         write(&path, &original);
         let mut child = Command::new(bin())
             .current_dir(dir.path())
@@ -1594,6 +1602,129 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
         "{}",
         ran.stderr
     );
+}
+
+/// A file size limit (`ulimit -f`, common in CI sandboxes) below the fixed file's size: the
+/// write fails for that file with an error that names the limit, instead of SIGXFSZ ending the
+/// process half-way; the file is as it was, no temporary file is left, other files are fixed.
+#[cfg(unix)]
+#[test]
+fn fix_under_a_file_size_limit_leaves_the_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let filler: String = (0..2_000)
+        .map(|i| format!("    k{i}: \"{}\"\n", "v".repeat(60)))
+        .collect();
+    let big = FIXABLE.replace(
+        "metadata:\n  name: api\n",
+        &format!("metadata:\n  name: api\n  annotations:\n{filler}"),
+    );
+    write(&dir.path().join("big.yaml"), &big);
+    write(&dir.path().join("small.yaml"), FIXABLE);
+    let mut cmd = Command::new("sh");
+    // 64 blocks of 512 bytes: room for the small file, not for the big one (150 kB).
+    cmd.current_dir(dir.path())
+        .args(["-c", "ulimit -f 64; exec \"$0\" fix big.yaml small.yaml"])
+        .arg(bin());
+    let ran = run_cmd(cmd, Input::Null, LIMIT);
+    assert_eq!(ran.code, Some(2), "{:?} {}", ran.code, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "big.yaml: not fixed: the fixed file would be larger than the file size limit"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("big.yaml")).unwrap(),
+        big
+    );
+    assert!(std::fs::read_to_string(dir.path().join("small.yaml"))
+        .unwrap()
+        .contains("GOMEMLIMIT"));
+    assert!(writer_temporaries(dir.path()).is_empty());
+}
+
+/// `fix` replaces a file by renaming a new one over it: the new file takes the old one's
+/// extended attributes (a `user.*` attribute, a POSIX ACL, which Linux keeps as the attribute
+/// `system.posix_acl_access`), as well as its mode.
+#[cfg(target_os = "linux")]
+#[test]
+fn fix_keeps_extended_attributes_and_acls() {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.yaml");
+    write(&path, FIXABLE);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let cpath = CString::new(path.as_os_str().as_bytes()).unwrap();
+    let set = |name: &str, value: &[u8]| -> i32 {
+        let name = CString::new(name).unwrap();
+        // SAFETY: NUL-terminated strings and a readable buffer of the given length.
+        unsafe {
+            libc::setxattr(
+                cpath.as_ptr(),
+                name.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        }
+    };
+    let get = |name: &str| -> Option<Vec<u8>> {
+        let name = CString::new(name).unwrap();
+        let mut buf = vec![0u8; 4096];
+        // SAFETY: as above, with a writable buffer.
+        let n = unsafe {
+            libc::getxattr(
+                cpath.as_ptr(),
+                name.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        (n >= 0).then(|| buf[..n as usize].to_vec())
+    };
+    if set("user.test", b"kept") != 0 {
+        let e = std::io::Error::last_os_error();
+        // Only a file system without user attributes may skip this, and it says so.
+        assert_eq!(e.raw_os_error(), Some(libc::ENOTSUP), "{e}");
+        eprintln!("SKIPPED: the temporary directory's file system has no user attributes");
+        return;
+    }
+    // An ACL granting user 4242 read, in the kernel's attribute form: a version, then
+    // (tag, permissions, id) entries in tag order.
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    for (tag, perm, id) in [
+        (0x01u16, 6u16, u32::MAX),
+        (0x02, 4, 4242),
+        (0x04, 4, u32::MAX),
+        (0x10, 4, u32::MAX),
+        (0x20, 0, u32::MAX),
+    ] {
+        acl.extend(tag.to_le_bytes());
+        acl.extend(perm.to_le_bytes());
+        acl.extend(id.to_le_bytes());
+    }
+    let has_acl = set("system.posix_acl_access", &acl) == 0;
+    let acl_before = get("system.posix_acl_access");
+    let mode_before = std::fs::metadata(&path).unwrap().permissions().mode();
+    let ran = run(dir.path(), &["fix", "a.yaml"], Input::Null);
+    assert_eq!(ran.sane().code, Some(0), "{}", ran.stderr);
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("GOMEMLIMIT"));
+    assert_eq!(get("user.test").as_deref(), Some(&b"kept"[..]));
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode(),
+        mode_before
+    );
+    if has_acl {
+        assert!(acl_before.is_some());
+        assert_eq!(get("system.posix_acl_access"), acl_before);
+    } else {
+        eprintln!("note: the file system keeps no POSIX ACLs; only the user attribute was checked");
+    }
 }
 
 /// Symlinks in a walked tree: a link to a manifest is linted (once, when it leads to a file the
