@@ -31,25 +31,49 @@ fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
     Ok(out.stdout)
 }
 
+/// A path as git spells it in its own output: the bytes of the name, `/` between parts.
+#[cfg(unix)]
+fn git_path(p: &Path) -> Vec<u8> {
+    use std::os::unix::ffi::OsStrExt;
+    p.as_os_str().as_bytes().to_vec()
+}
+
+#[cfg(not(unix))]
+fn git_path(p: &Path) -> Vec<u8> {
+    p.to_string_lossy().replace('\\', "/").into_bytes()
+}
+
+#[cfg(unix)]
+fn from_git_path(p: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(p))
+}
+
+#[cfg(not(unix))]
+fn from_git_path(p: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(p).into_owned())
+}
+
 /// Read `files` as they were at `rev`, in the git repository around the current directory.
+///
+/// Every path travels between git and here NUL-terminated (`-z`), and `git cat-file` is asked for
+/// object ids only: a file name holding a line break cannot make git answer for another path.
 pub fn read(rev: &str, files: &[PathBuf]) -> Result<AtRev, String> {
     let here = std::env::current_dir().map_err(|e| e.to_string())?;
     let root = git(&here, &["rev-parse", "--show-toplevel"])
         .map_err(|e| format!("--new-from-rev needs a git repository: {e}"))?;
     let root = PathBuf::from(String::from_utf8_lossy(&root).trim());
     let root = std::fs::canonicalize(&root).unwrap_or(root);
-    let spec = format!("{rev}^{{commit}}");
-    git(&root, &["rev-parse", "--verify", "--quiet", &spec])
-        .map_err(|_| format!("--new-from-rev: {rev:?} is not a commit of this repository"))?;
-    let renamed = renames(&root, rev)?;
+    let commit = resolve(&root, rev)?;
+    let renamed = renames(&root, &commit)?;
     // Each file's path in the repository at REV.
-    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+    let mut wanted: Vec<(PathBuf, Vec<u8>)> = Vec::new();
     let mut files_out = HashMap::new();
     for f in files {
         let rel = std::fs::canonicalize(f)
             .ok()
-            .and_then(|abs| abs.strip_prefix(&root).ok().map(Path::to_path_buf));
-        match rel.and_then(|r| r.to_str().map(str::to_string)) {
+            .and_then(|abs| abs.strip_prefix(&root).ok().map(git_path));
+        match rel {
             Some(rel) => {
                 let then = renamed.get(&rel).cloned().unwrap_or(rel);
                 wanted.push((f.clone(), then));
@@ -60,29 +84,71 @@ pub fn read(rev: &str, files: &[PathBuf]) -> Result<AtRev, String> {
             }
         }
     }
-    let blobs = cat_files(&root, rev, wanted.iter().map(|(_, p)| p.as_str()))?;
+    let paths: Vec<&[u8]> = wanted.iter().map(|(_, p)| p.as_slice()).collect();
+    let blobs = in_tree(&root, &commit, &paths)?;
     for ((f, _), blob) in wanted.into_iter().zip(blobs) {
         files_out.insert(f, blob);
     }
     Ok(AtRev { files: files_out })
 }
 
-/// Files git sees as renamed between `rev` and the working tree: new path → old path.
-fn renames(root: &Path, rev: &str) -> Result<HashMap<String, String>, String> {
-    let out = git(root, &["diff", "-M", "--name-status", "-z", rev, "--"])?;
-    let mut fields = out
-        .split(|&b| b == 0)
-        .map(|f| String::from_utf8_lossy(f).into_owned());
+/// The commit `rev` names, as an object id: every later git command gets the id, never the
+/// user's text (which could read as an option).
+fn resolve(root: &Path, rev: &str) -> Result<String, String> {
+    let spec = format!("{rev}^{{commit}}");
+    if let Ok(id) = git(
+        root,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ],
+    ) {
+        return Ok(String::from_utf8_lossy(&id).trim().to_string());
+    }
+    let shallow =
+        git(root, &["rev-parse", "--is-shallow-repository"]).is_ok_and(|o| o.starts_with(b"true"));
+    if shallow {
+        return Err(format!(
+            "--new-from-rev: {rev:?} is not in this clone, which is shallow (it has only the \
+             latest commits): fetch the history first, e.g. `git fetch --deepen=100` or \
+             `git fetch --unshallow` (in GitHub Actions, `fetch-depth: 0` on actions/checkout)"
+        ));
+    }
+    Err(format!(
+        "--new-from-rev: {rev:?} is not a commit of this repository"
+    ))
+}
+
+/// Files git sees as renamed between `commit` and the working tree: new path → old path, both
+/// relative to the repository's root whatever the user's git config says.
+fn renames(root: &Path, commit: &str) -> Result<HashMap<Vec<u8>, Vec<u8>>, String> {
+    let out = git(
+        root,
+        &[
+            "diff",
+            "--no-relative",
+            "--no-ext-diff",
+            "-M",
+            "--name-status",
+            "-z",
+            commit,
+            "--",
+        ],
+    )?;
+    let mut fields = out.split(|&b| b == 0).map(<[u8]>::to_vec);
     let mut map = HashMap::new();
     while let Some(status) = fields.next() {
         if status.is_empty() {
             break;
         }
-        if status.starts_with('R') || status.starts_with('C') {
+        if status.starts_with(b"R") || status.starts_with(b"C") {
             let (Some(old), Some(new)) = (fields.next(), fields.next()) else {
                 break;
             };
-            if status.starts_with('R') {
+            if status.starts_with(b"R") {
                 map.insert(new, old);
             }
         } else {
@@ -92,20 +158,81 @@ fn renames(root: &Path, rev: &str) -> Result<HashMap<String, String>, String> {
     Ok(map)
 }
 
-/// The content at `rev` of each path (relative to the repository's root), through one
-/// `git cat-file --batch`: one process for any number of files.
-fn cat_files<'a>(
-    root: &Path,
-    rev: &str,
-    paths: impl Iterator<Item = &'a str>,
+/// The content of each path (relative to `repo`'s root) in the tree of `treeish`. A path inside
+/// a submodule is read from the submodule's own repository at the commit the tree records for
+/// it, so an unchanged submodule has no new findings.
+fn in_tree(repo: &Path, treeish: &str, paths: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, String> {
+    let mut out = vec![None; paths.len()];
+    if paths.is_empty() {
+        return Ok(out);
+    }
+    let listing = git(repo, &["ls-tree", "-r", "-z", "--full-tree", treeish])?;
+    // `<mode> <type> <id>\t<path>`, each entry ended by NUL.
+    let mut blobs: HashMap<&[u8], &str> = HashMap::new();
+    let mut gitlinks: Vec<(&[u8], &str)> = Vec::new();
+    for entry in listing.split(|&b| b == 0) {
+        let Some(tab) = entry.iter().position(|&b| b == b'\t') else {
+            continue;
+        };
+        let (meta, path) = (&entry[..tab], &entry[tab + 1..]);
+        let meta = std::str::from_utf8(meta).unwrap_or("");
+        match meta.split(' ').collect::<Vec<_>>().as_slice() {
+            // A symlink's blob is the link's target, not the file it leads to.
+            [mode, "blob", id] if *mode != "120000" => {
+                blobs.insert(path, id);
+            }
+            ["160000", "commit", id] => gitlinks.push((path, id)),
+            _ => {}
+        }
+    }
+    let mut requests: Vec<(usize, &str)> = Vec::new();
+    let mut nested: HashMap<usize, Vec<(usize, &[u8])>> = HashMap::new();
+    for (i, p) in paths.iter().enumerate() {
+        if let Some(id) = blobs.get(p) {
+            requests.push((i, id));
+        } else if let Some(g) = gitlinks
+            .iter()
+            .position(|(g, _)| p.len() > g.len() && p.starts_with(g) && p[g.len()] == b'/')
+        {
+            nested
+                .entry(g)
+                .or_default()
+                .push((i, &p[gitlinks[g].0.len() + 1..]));
+        }
+    }
+    let got = cat_blobs(repo, requests.iter().map(|(_, id)| *id))?;
+    for ((i, _), blob) in requests.iter().zip(got) {
+        out[*i] = blob;
+    }
+    for (g, inside) in nested {
+        let (path, id) = gitlinks[g];
+        let sub = repo.join(from_git_path(path));
+        let sub_paths: Vec<&[u8]> = inside.iter().map(|(_, p)| *p).collect();
+        // A submodule that is not checked out, or lacks the recorded commit, has nothing to
+        // compare with: its findings are new.
+        if let Ok(blobs) = in_tree(&sub, id, &sub_paths) {
+            for ((i, _), blob) in inside.iter().zip(blobs) {
+                out[*i] = blob;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The blobs with these object ids, through one `git cat-file --batch`: one process for any
+/// number of files. A blob is read up to the size cap of any input (one byte past it, so that it
+/// is refused as a file of that size would be); the rest is passed over unread.
+fn cat_blobs<'a>(
+    repo: &Path,
+    ids: impl Iterator<Item = &'a str>,
 ) -> Result<Vec<Option<Vec<u8>>>, String> {
-    let requests: Vec<String> = paths.map(|p| format!("{rev}:{p}\n")).collect();
+    let requests: Vec<String> = ids.map(|id| format!("{id}\n")).collect();
     if requests.is_empty() {
         return Ok(Vec::new());
     }
     let mut child = Command::new("git")
         .arg("-C")
-        .arg(root)
+        .arg(repo)
         .args(["cat-file", "--batch"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -123,6 +250,7 @@ fn cat_files<'a>(
         }
     });
     let mut out = BufReader::new(child.stdout.take().ok_or("git cat-file has no output")?);
+    let cap = crate::source::MAX_FILE_BYTES + 1;
     let mut blobs = Vec::with_capacity(count);
     let mut header = String::new();
     for _ in 0..count {
@@ -131,14 +259,23 @@ fn cat_files<'a>(
         let words: Vec<&str> = header.split_whitespace().collect();
         match words.as_slice() {
             [_, "blob", size] => {
-                let size: usize = size.parse().map_err(|_| "git cat-file: bad size")?;
-                let mut blob = vec![0; size];
-                out.read_exact(&mut blob).map_err(|e| e.to_string())?;
-                let mut nl = [0u8; 1];
-                out.read_exact(&mut nl).map_err(|e| e.to_string())?;
+                let size: u64 = size.parse().map_err(|_| "git cat-file: bad size")?;
+                let kept = size.min(cap);
+                let mut blob = Vec::with_capacity(kept as usize);
+                (&mut out)
+                    .take(kept)
+                    .read_to_end(&mut blob)
+                    .map_err(|e| e.to_string())?;
+                // What is past the cap, and the line break after each object.
+                let rest = size - kept + 1;
+                let skipped = std::io::copy(&mut (&mut out).take(rest), &mut std::io::sink())
+                    .map_err(|e| e.to_string())?;
+                if blob.len() as u64 != kept || skipped != rest {
+                    return Err("git cat-file ended early".into());
+                }
                 blobs.push(Some(blob));
             }
-            // Missing at REV (a new file), or not a file there.
+            // Not a blob there.
             _ => blobs.push(None),
         }
     }

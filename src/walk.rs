@@ -3,6 +3,10 @@
 //!
 //! A directory that is a raw Helm chart has templates (`{{ … }}`) that are not YAML; instead of
 //! hundreds of parse errors the walk skips them and says once how to render the chart.
+//!
+//! A symlink is followed only to a file inside the named paths or the git repository around them:
+//! a checked-out link to `~/.aws/credentials` must not be read into CI logs, nor `fix` write
+//! through a link to a file the user never named.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -35,6 +39,66 @@ pub struct Walked {
     pub charts: Vec<PathBuf>,
     /// What else the walk passed over, and why: a note each.
     pub notes: Vec<String>,
+    /// Symlinks to files outside the named paths and their repository, never read: a note each,
+    /// and listed with the inputs that were not linted.
+    pub refused: Vec<(String, String)>,
+}
+
+/// The directories a link may lead into: every named directory, and the git repository that
+/// holds each named path, all by their real paths. A link is judged by where it really leads, so
+/// `repo/a.yaml -> ../../home/me/.aws/credentials` and a chain of links are caught alike.
+struct Bounds(Vec<PathBuf>);
+
+impl Bounds {
+    fn of(paths: &[String]) -> Bounds {
+        let here = std::env::current_dir().unwrap_or_default();
+        let mut roots = Vec::new();
+        // pre-commit names thousands of files in a few directories: each is searched once.
+        let mut searched = std::collections::HashSet::new();
+        for p in paths.iter().filter(|p| *p != "-") {
+            let path = Path::new(p);
+            let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+            if is_dir {
+                roots.extend(std::fs::canonicalize(path));
+            }
+            // The repository as the path was named (through any linked directory the user typed).
+            let abs = lexical(&here.join(path));
+            let Some(from) = (if is_dir {
+                Some(abs.as_path())
+            } else {
+                abs.parent()
+            }) else {
+                continue;
+            };
+            if !searched.insert(from.to_path_buf()) {
+                continue;
+            }
+            if let Some(top) = from.ancestors().find(|d| d.join(".git").exists()) {
+                roots.extend(std::fs::canonicalize(top));
+            }
+        }
+        roots.sort();
+        roots.dedup();
+        Bounds(roots)
+    }
+
+    /// Whether the file at `path`, once every link is resolved, lies inside the bounds.
+    fn admits(&self, path: &Path) -> bool {
+        std::fs::canonicalize(path).is_ok_and(|real| self.0.iter().any(|r| real.starts_with(r)))
+    }
+}
+
+fn is_link(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink())
+}
+
+fn refuse(link: &Path) -> (String, String) {
+    (
+        crate::text::shown_path(link),
+        "a symlink to a file outside the named paths and their git repository; not read (name \
+         the file it leads to, to lint it)"
+            .to_string(),
+    )
 }
 
 fn is_manifest_name(p: &Path) -> bool {
@@ -49,6 +113,7 @@ fn is_manifest_name(p: &Path) -> bool {
 
 pub fn collect(paths: &[String]) -> Walked {
     let mut w = Walked::default();
+    let bounds = Bounds::of(paths);
     for p in paths {
         if p == "-" {
             w.inputs.push(Input::Stdin);
@@ -66,8 +131,10 @@ pub fn collect(paths: &[String]) -> Walked {
                         w.charts.push(chart);
                     }
                 }
-                None => walk_dir(&path, &mut w),
+                None => walk_dir(&path, &bounds, &mut w),
             },
+            // A file named through a link is judged by where the link leads.
+            Ok(_) if is_link(&path) && !bounds.admits(&path) => w.refused.push(refuse(&path)),
             Ok(_) => match chart_of(&path, 1) {
                 // pre-commit and editors name template files one by one; they are no more YAML
                 // than when a directory walk finds them.
@@ -116,7 +183,7 @@ fn chart_of(path: &Path, skip: usize) -> Option<PathBuf> {
     Some(rel.unwrap_or(chart))
 }
 
-fn walk_dir(root: &Path, w: &mut Walked) {
+fn walk_dir(root: &Path, bounds: &Bounds, w: &mut Walked) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let charts = Mutex::new(Vec::new());
@@ -165,7 +232,7 @@ fn walk_dir(root: &Path, w: &mut Walked) {
     });
     let mut links = links.into_inner().unwrap();
     sort_paths(&mut links);
-    files.extend(linked_files(root, &files, links, &mut w.notes));
+    files.extend(linked_files(root, &files, links, bounds, w));
     sort_paths(&mut files);
     w.inputs.extend(
         files
@@ -178,13 +245,15 @@ fn walk_dir(root: &Path, w: &mut Walked) {
 
 /// The symlinks found by a walk that lead to manifests not already among `files`. Links to
 /// directories are not followed (a link can lead out of the tree, or into a loop), and neither
-/// they nor broken links pass without a note.
+/// they nor broken links pass without a note; nor do links that lead out of bounds.
 fn linked_files(
     root: &Path,
     files: &[PathBuf],
     links: Vec<PathBuf>,
-    notes: &mut Vec<String>,
+    bounds: &Bounds,
+    w: &mut Walked,
 ) -> Vec<PathBuf> {
+    let notes = &mut w.notes;
     if links.is_empty() {
         return Vec::new();
     }
@@ -208,6 +277,9 @@ fn linked_files(
                 "{}: a symlink to a directory; not followed (name it on the command line to lint it)",
                 crate::text::shown_path(&link)
             )),
+            Ok(m) if m.is_file() && is_manifest_name(&link) && !bounds.admits(&link) => {
+                w.refused.push(refuse(&link));
+            }
             Ok(m) if m.is_file() && is_manifest_name(&link) => {
                 // The same file under two names is linted once, under the first.
                 let real = std::fs::canonicalize(&link).unwrap_or_else(|_| link.clone());

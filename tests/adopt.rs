@@ -452,3 +452,129 @@ fn unreadable_paths_never_look_clean() {
         );
     }
 }
+
+fn git_out(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A file name with a line break in it (`y⏎HEAD:z.yaml`) cannot make git answer for another path:
+/// `z.yaml`'s new findings are still new, and every file keeps its own revision.
+#[test]
+fn new_from_rev_is_not_fooled_by_a_line_break_in_a_file_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    write(&d.join("old.yaml"), OLD);
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "first"]);
+    git(d, &["checkout", "-q", "-b", "pr"]);
+    write(&d.join("z.yaml"), &OLD.replace("name: api", "name: z"));
+    write(&d.join("y\nHEAD:z.yaml"), "# nothing\n");
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "pr"]);
+    let gate = run(
+        d,
+        &["lint", "--new-from-rev", "main", "--format", "json", "."],
+    );
+    assert_eq!(gate.code, Some(1), "{}{}", gate.stdout, gate.stderr);
+    let new = findings(&json(&gate));
+    assert_eq!(new.len(), 2, "{}", gate.stdout);
+    assert!(new.iter().all(|(f, _)| f == "z.yaml"), "{}", gate.stdout);
+}
+
+/// Files in a submodule that did not change since REV are old, read from the submodule's own
+/// repository at the commit REV records; run from a subdirectory of the repository with
+/// relative paths, the gate is the same.
+#[test]
+fn new_from_rev_reads_submodules_and_works_from_a_subdirectory() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    git(dir.path(), &["init", "-q", "-b", "main", "sub"]);
+    write(&sub.join("deploy/lib.yaml"), OLD);
+    git(&sub, &["add", "."]);
+    git(&sub, &["commit", "-q", "-m", "lib"]);
+    let d = &dir.path().join("top");
+    git(dir.path(), &["init", "-q", "-b", "main", "top"]);
+    write(&d.join("app/api.yaml"), OLD);
+    git(
+        d,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            sub.to_str().unwrap(),
+            "vendor/lib",
+        ],
+    );
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "first"]);
+    let gate = run(
+        d,
+        &["lint", "--new-from-rev", "HEAD", "--format", "json", "."],
+    );
+    assert_eq!(gate.code, Some(0), "{}{}", gate.stdout, gate.stderr);
+    assert!(findings(&json(&gate)).is_empty(), "{}", gate.stdout);
+
+    // A new object in the submodule's working tree is new.
+    let lib = d.join("vendor/lib/deploy/lib.yaml");
+    write(
+        &lib,
+        &format!("{OLD}---\n{}", OLD.replace("name: api", "name: more")),
+    );
+    // From a subdirectory, naming files relative to it.
+    let gate = run(
+        &d.join("app"),
+        &[
+            "lint",
+            "--new-from-rev",
+            "HEAD",
+            "--format",
+            "json",
+            ".",
+            "../vendor/lib/deploy",
+        ],
+    );
+    assert_eq!(gate.code, Some(1), "{}{}", gate.stdout, gate.stderr);
+    let new = findings(&json(&gate));
+    assert_eq!(new.len(), 2, "{}", gate.stdout);
+    assert!(
+        new.iter()
+            .all(|(f, _)| f == "../vendor/lib/deploy/lib.yaml"),
+        "{}",
+        gate.stdout
+    );
+}
+
+/// A shallow clone that lacks REV says that it is shallow and how to fetch the history, instead
+/// of calling REV no commit.
+#[test]
+fn new_from_rev_in_a_shallow_clone_says_how_to_deepen_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = &dir.path().join("origin");
+    git(dir.path(), &["init", "-q", "-b", "main", "origin"]);
+    write(&d.join("a.yaml"), OLD);
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "first"]);
+    let first = git_out(d, &["rev-parse", "HEAD"]);
+    write(&d.join("b.yaml"), OLD);
+    git(d, &["add", "."]);
+    git(d, &["commit", "-q", "-m", "second"]);
+    let url = format!("file://{}", d.display());
+    git(dir.path(), &["clone", "-q", "--depth", "1", &url, "clone"]);
+    let ran = run(
+        &dir.path().join("clone"),
+        &["lint", "--new-from-rev", &first, "."],
+    );
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(ran.stderr.contains("shallow"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("git fetch --deepen"), "{}", ran.stderr);
+    assert!(ran.stderr.contains("fetch-depth: 0"), "{}", ran.stderr);
+}

@@ -1525,7 +1525,15 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
             .collect()
     };
     let mut caught = 0;
-    for (signal, number) in [(libc::SIGTERM, 15), (libc::SIGINT, 2), (libc::SIGTERM, 15)] {
+    // SIGUSR1 and SIGALRM end a process by default as SIGTERM does (a CI runner's timeout, a
+    // stray `kill -USR1`), and must clean up as well.
+    for (signal, number) in [
+        (libc::SIGTERM, 15),
+        (libc::SIGINT, 2),
+        (libc::SIGUSR1, 10),
+        (libc::SIGALRM, 14),
+        (libc::SIGTERM, 15),
+    ] {
         write(&path, &original);
         let mut child = Command::new(bin())
             .current_dir(dir.path())
@@ -1596,14 +1604,139 @@ fn an_interrupted_fix_leaves_no_temporary_file() {
     );
 }
 
+/// A file size limit (`ulimit -f`, common in CI sandboxes) below the fixed file's size: the
+/// write fails for that file with an error that names the limit, instead of SIGXFSZ ending the
+/// process half-way; the file is as it was, no temporary file is left, other files are fixed.
+#[cfg(unix)]
+#[test]
+fn fix_under_a_file_size_limit_leaves_the_file_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let filler: String = (0..2_000)
+        .map(|i| format!("    k{i}: \"{}\"\n", "v".repeat(60)))
+        .collect();
+    let big = FIXABLE.replace(
+        "metadata:\n  name: api\n",
+        &format!("metadata:\n  name: api\n  annotations:\n{filler}"),
+    );
+    write(&dir.path().join("big.yaml"), &big);
+    write(&dir.path().join("small.yaml"), FIXABLE);
+    let mut cmd = Command::new("sh");
+    // 64 blocks of 512 bytes: room for the small file, not for the big one (150 kB).
+    cmd.current_dir(dir.path())
+        .args(["-c", "ulimit -f 64; exec \"$0\" fix big.yaml small.yaml"])
+        .arg(bin());
+    let ran = run_cmd(cmd, Input::Null, LIMIT);
+    assert_eq!(ran.code, Some(2), "{:?} {}", ran.code, ran.stderr);
+    assert!(
+        ran.stderr.contains(
+            "big.yaml: not fixed: the fixed file would be larger than the file size limit"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("big.yaml")).unwrap(),
+        big
+    );
+    assert!(std::fs::read_to_string(dir.path().join("small.yaml"))
+        .unwrap()
+        .contains("GOMEMLIMIT"));
+    assert!(writer_temporaries(dir.path()).is_empty());
+}
+
+/// `fix` replaces a file by renaming a new one over it: the new file takes the old one's
+/// extended attributes (a `user.*` attribute, a POSIX ACL, which Linux keeps as the attribute
+/// `system.posix_acl_access`), as well as its mode.
+#[cfg(target_os = "linux")]
+#[test]
+fn fix_keeps_extended_attributes_and_acls() {
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.yaml");
+    write(&path, FIXABLE);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let cpath = CString::new(path.as_os_str().as_bytes()).unwrap();
+    let set = |name: &str, value: &[u8]| -> i32 {
+        let name = CString::new(name).unwrap();
+        // SAFETY: NUL-terminated strings and a readable buffer of the given length.
+        unsafe {
+            libc::setxattr(
+                cpath.as_ptr(),
+                name.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+                0,
+            )
+        }
+    };
+    let get = |name: &str| -> Option<Vec<u8>> {
+        let name = CString::new(name).unwrap();
+        let mut buf = vec![0u8; 4096];
+        // SAFETY: as above, with a writable buffer.
+        let n = unsafe {
+            libc::getxattr(
+                cpath.as_ptr(),
+                name.as_ptr(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+            )
+        };
+        (n >= 0).then(|| buf[..n as usize].to_vec())
+    };
+    if set("user.test", b"kept") != 0 {
+        let e = std::io::Error::last_os_error();
+        // Only a file system without user attributes may skip this, and it says so.
+        assert_eq!(e.raw_os_error(), Some(libc::ENOTSUP), "{e}");
+        eprintln!("SKIPPED: the temporary directory's file system has no user attributes");
+        return;
+    }
+    // An ACL granting user 4242 read, in the kernel's attribute form: a version, then
+    // (tag, permissions, id) entries in tag order.
+    let mut acl = 2u32.to_le_bytes().to_vec();
+    for (tag, perm, id) in [
+        (0x01u16, 6u16, u32::MAX),
+        (0x02, 4, 4242),
+        (0x04, 4, u32::MAX),
+        (0x10, 4, u32::MAX),
+        (0x20, 0, u32::MAX),
+    ] {
+        acl.extend(tag.to_le_bytes());
+        acl.extend(perm.to_le_bytes());
+        acl.extend(id.to_le_bytes());
+    }
+    let has_acl = set("system.posix_acl_access", &acl) == 0;
+    let acl_before = get("system.posix_acl_access");
+    let mode_before = std::fs::metadata(&path).unwrap().permissions().mode();
+    let ran = run(dir.path(), &["fix", "a.yaml"], Input::Null);
+    assert_eq!(ran.sane().code, Some(0), "{}", ran.stderr);
+    assert!(std::fs::read_to_string(&path)
+        .unwrap()
+        .contains("GOMEMLIMIT"));
+    assert_eq!(get("user.test").as_deref(), Some(&b"kept"[..]));
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode(),
+        mode_before
+    );
+    if has_acl {
+        assert!(acl_before.is_some());
+        assert_eq!(get("system.posix_acl_access"), acl_before);
+    } else {
+        eprintln!("note: the file system keeps no POSIX ACLs; only the user attribute was checked");
+    }
+}
+
 /// Symlinks in a walked tree: a link to a manifest is linted (once, when it leads to a file the
 /// walk also found), and fixed through, staying a link; links to directories and links that lead
-/// nowhere are passed over with a note each, never in silence.
+/// nowhere are passed over with a note each, never in silence. `c.yaml` leads out of the named
+/// directory but stays in its git repository, which is where links may lead.
 #[cfg(unix)]
 #[test]
 fn symlinked_manifests_are_linted_and_fixed_through() {
     use std::os::unix::fs::symlink;
     let dir = tempfile::tempdir().unwrap();
+    git_init(dir.path());
     let tree = dir.path().join("tree");
     write(&tree.join("a.yaml"), FIXABLE);
     write(&dir.path().join("shared/o.yaml"), FIXABLE);
@@ -1647,6 +1780,141 @@ fn symlinked_manifests_are_linted_and_fixed_through() {
         .is_symlink());
     let shared = std::fs::read_to_string(dir.path().join("shared/o.yaml")).unwrap();
     assert!(shared.contains("GOMEMLIMIT"), "{}", ran.stderr);
+}
+
+fn git_init(dir: &Path) {
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .arg(dir)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "git init");
+}
+
+/// Not YAML, no manifest, and secret: what a link into a home directory finds.
+const CREDENTIALS: &str =
+    "[default]\naws_access_key_id = AKIASECRETKEYID\naws_secret_access_key = s3cr3t/VALUE\n";
+
+/// A checked-out link that leads out of the named directory and its repository (to a
+/// credentials file, to someone else's manifest) is neither read nor written, whether the walk
+/// finds it or it is named: a note names the link, in every format nothing of the file is
+/// printed, and `fix` leaves the file it leads to alone.
+#[cfg(unix)]
+#[test]
+fn symlinks_out_of_the_tree_are_not_read_or_written() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    write(&home.join(".aws/credentials"), CREDENTIALS);
+    write(&home.join("other/o.yaml"), FIXABLE);
+    let repo = dir.path().join("repo");
+    git_init(&repo);
+    write(&repo.join("a.yaml"), FIXABLE);
+    symlink("../home/.aws/credentials", repo.join("creds.yaml")).unwrap();
+    // Through a chain of links: the last one decides.
+    symlink("../home/other/o.yaml", repo.join("hop.yaml")).unwrap();
+    symlink("hop.yaml", repo.join("other.yaml")).unwrap();
+    for args in [
+        &["lint", "--format", "human", "repo"][..],
+        &["lint", "--format", "concise", "repo"],
+        &["lint", "--format", "github", "repo"],
+        &["lint", "--format", "sarif", "repo"],
+        &[
+            "lint",
+            "--format",
+            "human",
+            "repo/creds.yaml",
+            "repo/a.yaml",
+        ],
+        &["lint", "--format", "human", "repo/creds.yaml"],
+    ] {
+        let ran = run(dir.path(), args, Input::Null);
+        ran.sane();
+        let all = format!("{}{}", ran.out(), ran.stderr);
+        assert!(
+            !all.contains("SECRET") && !all.contains("s3cr3t"),
+            "{args:?}: {all}"
+        );
+        assert!(
+            ran.stderr.contains(
+                "repo/creds.yaml: a symlink to a file outside the named paths and their git repository; not read"
+            ),
+            "{args:?}: {}",
+            ran.stderr
+        );
+    }
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "json", "repo"],
+        Input::Null,
+    );
+    assert_eq!(ran.sane().code, Some(1), "{}", ran.stderr);
+    let v = ran.json();
+    let files: std::collections::BTreeSet<&str> = findings(&v)
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files.into_iter().collect::<Vec<_>>(),
+        ["repo/a.yaml"],
+        "{v}"
+    );
+    let refused: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refused,
+        ["repo/creds.yaml", "repo/hop.yaml", "repo/other.yaml"],
+        "{v}"
+    );
+    let ran = run(dir.path(), &["fix", "repo"], Input::Null);
+    ran.sane();
+    assert_eq!(
+        std::fs::read_to_string(home.join("other/o.yaml")).unwrap(),
+        FIXABLE
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join(".aws/credentials")).unwrap(),
+        CREDENTIALS
+    );
+    assert!(std::fs::read_to_string(repo.join("a.yaml"))
+        .unwrap()
+        .contains("GOMEMLIMIT"));
+    // Named as a file the link leads to, the file is linted.
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "json", "home/other/o.yaml"],
+        Input::Null,
+    );
+    assert_eq!(findings(&ran.json()).len(), 2, "{}", ran.stderr);
+}
+
+/// A file that does not parse may be anything: its finding shows the offending line and no line
+/// around it, and a file that has nothing of a manifest (no `apiVersion`, no `kind`) shows no
+/// line at all.
+#[test]
+fn invalid_yaml_shows_only_its_offending_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: before-secret-line\n  label: a: b\n  other: after-secret-line\n";
+    write(&dir.path().join("bad.yaml"), manifest);
+    write(&dir.path().join("creds.yaml"), CREDENTIALS);
+    let ran = run(
+        dir.path(),
+        &["lint", "--format", "human", "bad.yaml", "creds.yaml"],
+        Input::Null,
+    );
+    assert_eq!(ran.sane().code, Some(1), "{}", ran.stderr);
+    let out = ran.out();
+    assert!(out.contains("GK000"), "{out}");
+    assert!(out.contains("label: a: b"), "{out}");
+    assert!(!out.contains("secret-line"), "{out}");
+    assert!(!out.contains("SECRET") && !out.contains("s3cr3t"), "{out}");
+    assert!(out.contains("creds.yaml"), "{out}");
 }
 
 /// A file with two names (a hard link): replacing it would leave the other name with the old

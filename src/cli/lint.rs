@@ -331,6 +331,9 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     for n in &walked.notes {
         say!("note: {n}");
     }
+    for (p, m) in &walked.refused {
+        say!("note: {p}: {m}");
+    }
     for c in &walked.charts {
         say!(
             "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
@@ -346,9 +349,12 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
         exclude,
         extend_exclude,
         had_error: !walked.errors.is_empty(),
+        // Refused links are listed with the unread inputs (a report must not look complete
+        // without them), but are no I/O failure: the exit code is the findings'.
         walk_errors: walked
             .errors
             .iter()
+            .chain(&walked.refused)
             .map(|(p, m)| output::InputError {
                 path: Some(p.clone()),
                 message: m.clone(),

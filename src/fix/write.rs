@@ -1,6 +1,7 @@
 //! Writing a fixed file without ever leaving it half-written: the new text goes to a temporary file
-//! in the same directory, is flushed to disk, takes the original's permissions (and owner, where
-//! the process may set it), and is renamed over the original in one step. A file that changed on
+//! in the same directory, is flushed to disk, takes the original's permissions, owner and extended
+//! attributes (POSIX ACLs and SELinux labels are kept as such), and is renamed over the original
+//! in one step. A file that changed on
 //! disk since it was read, or that is read-only, is left alone and reported.
 //!
 //! The file is compared with what was read once the temporary file is complete and flushed (the
@@ -9,8 +10,9 @@
 //!
 //! A rename gives the path a new file, so a file with other names (hard links) would keep its old
 //! text under them, and a pipe or device would be replaced by a regular file: both are left alone
-//! and reported. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) removes its temporary files before it
-//! exits; ones left by a run that could not (SIGKILL, power loss) are removed by the next run that
+//! and reported. A run ended by a signal that can be caught (Ctrl-C, SIGTERM, SIGHUP, SIGUSR1,
+//! SIGALRM, ...) removes its temporary files before it exits, and a write past the file size limit
+//! (`ulimit -f`) is an error for that file instead of the end of the process; ones left by a run that could not (SIGKILL, power loss) are removed by the next run that
 //! writes into their directory, once they are older than any write takes.
 
 use std::io::Write;
@@ -33,6 +35,12 @@ pub enum WriteError {
     HardLinked(u64),
     #[error("cannot keep the file's owner ({0}); left unchanged rather than taking it over")]
     Owner(std::io::Error),
+    #[error("cannot keep the file's extended attribute {0} ({1}); left unchanged rather than dropping it")]
+    Attribute(String, std::io::Error),
+    #[error(
+        "the fixed file would be larger than the file size limit of this process (`ulimit -f`); left unchanged"
+    )]
+    SizeLimit,
     #[error("cannot {doing}: {source}")]
     Io {
         doing: &'static str,
@@ -79,8 +87,13 @@ pub fn write_atomic_observed(
         temporaries::create(dir).map_err(doing("create a temporary file next to it"))?;
     tmp.write_all(new.as_bytes())
         .and_then(|()| tmp.as_file().set_permissions(meta.permissions()))
-        .map_err(doing("write the temporary file"))?;
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::FileTooLarge => WriteError::SizeLimit,
+            _ => doing("write the temporary file")(e),
+        })?;
     keep_owner(tmp.as_file(), &meta)?;
+    // After the owner: changing it drops some attributes (security.capability).
+    attributes::copy(&target, tmp.as_file())?;
     tmp.as_file()
         .sync_all()
         .map_err(doing("flush the temporary file"))?;
@@ -201,18 +214,39 @@ mod temporaries {
     }
 }
 
-/// On SIGINT, SIGTERM or SIGHUP, remove this run's temporary files and end as the signal would
-/// have (exit status 128 + its number). A file being written is then either as it was or fully
-/// fixed, and nothing is left beside it.
+/// On any signal whose default is to end the process and that can be caught, remove this run's
+/// temporary files and end as the signal would have (exit status 128 + its number). A file being
+/// written is then either as it was or fully fixed, and nothing is left beside it.
+///
+/// SIGXFSZ (a write past `ulimit -f`) is caught and otherwise ignored: the write then fails with
+/// EFBIG, which ends that file's fix with an error, and the run goes on.
 #[cfg(unix)]
 pub fn clean_up_on_signals() {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+    use signal_hook::consts::*;
+    // A handler, unlike SIG_IGN, is not inherited by the programs `fix` runs (git, helm).
+    let _ = signal_hook::flag::register(
+        SIGXFSZ,
+        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
+    );
+    let ending = [
+        SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+    ];
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(ending) else {
         return;
     };
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            let _held = temporaries::remove_all();
+            let held = temporaries::remove_all();
+            // Ctrl-C says why by itself; another signal (from a CI runner's timeout, a stray
+            // `kill`) would otherwise end the run with no word.
+            if sig != SIGINT {
+                let shown = if held.is_empty() {
+                    ""
+                } else {
+                    "; the files being written were left as they were"
+                };
+                eprintln!("error: fix stopped by signal {sig}{shown}");
+            }
             std::process::exit(128 + sig);
         }
     });
@@ -220,6 +254,98 @@ pub fn clean_up_on_signals() {
 
 #[cfg(not(unix))]
 pub fn clean_up_on_signals() {}
+
+/// Extended attributes (with the ACLs and security labels Linux keeps as attributes), copied from
+/// the original to its replacement; an attribute that cannot be set stops the write.
+#[cfg(target_os = "linux")]
+mod attributes {
+    use super::WriteError;
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::io::AsRawFd;
+    use std::path::Path;
+
+    /// A value read with the usual size-then-read protocol, retried if it grew in between.
+    fn sized(call: impl Fn(&mut [u8]) -> libc::ssize_t) -> std::io::Result<Vec<u8>> {
+        loop {
+            let n = call(&mut []);
+            if n < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let mut buf = vec![0u8; n as usize];
+            let m = call(&mut buf);
+            if m >= 0 {
+                buf.truncate(m as usize);
+                return Ok(buf);
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::ERANGE) {
+                return Err(e);
+            }
+        }
+    }
+
+    pub fn copy(from: &Path, to: &std::fs::File) -> Result<(), WriteError> {
+        let Ok(path) = CString::new(from.as_os_str().as_bytes()) else {
+            return Ok(());
+        };
+        let names = match sized(|b| unsafe {
+            // SAFETY: `path` is NUL-terminated and `b` is writable for its length.
+            libc::listxattr(path.as_ptr(), b.as_mut_ptr().cast(), b.len())
+        }) {
+            Ok(n) => n,
+            // A file system without attributes has none to keep.
+            Err(e) if e.raw_os_error() == Some(libc::ENOTSUP) => return Ok(()),
+            Err(e) => return Err(WriteError::Attribute("(list)".into(), e)),
+        };
+        let fd = to.as_raw_fd();
+        for name in names.split(|&b| b == 0).filter(|n| !n.is_empty()) {
+            let shown = String::from_utf8_lossy(name).into_owned();
+            let Ok(cname) = CString::new(name) else {
+                continue;
+            };
+            let value = sized(|b| unsafe {
+                // SAFETY: both strings are NUL-terminated; `b` is writable for its length.
+                libc::getxattr(
+                    path.as_ptr(),
+                    cname.as_ptr(),
+                    b.as_mut_ptr().cast(),
+                    b.len(),
+                )
+            });
+            let value = match value {
+                Ok(v) => v,
+                // Removed since it was listed.
+                Err(e) if e.raw_os_error() == Some(libc::ENODATA) => continue,
+                Err(e) => return Err(WriteError::Attribute(shown, e)),
+            };
+            // SAFETY: `fd` is open; `cname` is NUL-terminated; `value` is readable for its length.
+            let set = unsafe {
+                libc::fsetxattr(fd, cname.as_ptr(), value.as_ptr().cast(), value.len(), 0)
+            };
+            if set != 0 {
+                let e = std::io::Error::last_os_error();
+                // Refused, yet already so (a label the new file got from its directory).
+                let now = sized(|b| unsafe {
+                    // SAFETY: as above.
+                    libc::fgetxattr(fd, cname.as_ptr(), b.as_mut_ptr().cast(), b.len())
+                });
+                if now.is_ok_and(|v| v == value) {
+                    continue;
+                }
+                return Err(WriteError::Attribute(shown, e));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod attributes {
+    pub fn copy(_: &std::path::Path, _: &std::fs::File) -> Result<(), super::WriteError> {
+        Ok(())
+    }
+}
 
 #[cfg(unix)]
 fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {

@@ -15,11 +15,11 @@ use crate::lint::{FileReport, Finding};
 use crate::source::Source;
 use rayon::prelude::*;
 
-/// Lets miette read the source without copying it per finding. The flag says whether the text
-/// has a carriage return that is not part of `\r\n` (miette counts it as a line break; the line
-/// index does not).
+/// Lets miette read the source without copying it per finding. The first flag says whether the
+/// text has a carriage return that is not part of `\r\n` (miette counts it as a line break; the
+/// line index does not); the second that only the finding's own line may be shown.
 #[derive(Clone)]
-struct Text(Arc<Source>, bool);
+struct Text(Arc<Source>, bool, bool);
 
 // `NamedSource` needs `Debug` on its source; the text itself would only flood a debug print.
 impl std::fmt::Debug for Text {
@@ -40,6 +40,22 @@ impl SourceCode for Text {
         // instead, and shift the answer by what lies before that line.
         let src = &self.0;
         let text = src.text.as_bytes();
+        // The snippet (miette also reads the finding's own position, with no context) is the
+        // finding's line alone, as if the file had no other.
+        if self.2 && (before, after) != (0, 0) && span.offset() <= text.len() {
+            let line = src.line_index(span.offset());
+            let whole = src.line_range(line);
+            if whole.len() > LONG_LINE {
+                return Ok(Box::new(excerpt(&src.text, whole, line, span, before)));
+            }
+            return Ok(Box::new(MietteSpanContents::new(
+                &text[whole.clone()],
+                (whole.start, whole.len()).into(),
+                line,
+                0,
+                line,
+            )));
+        }
         if self.1 || span.offset() > text.len() {
             return text.read_span(span, before, after);
         }
@@ -165,7 +181,7 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
         .map(|r| {
             r.source
                 .as_ref()
-                .filter(|_| !r.findings.is_empty())
+                .filter(|s| !r.findings.is_empty() && looks_like_manifest(&s.text))
                 .map(|s| Arc::new(Shown::new(s)))
         })
         .collect();
@@ -231,14 +247,14 @@ impl Shown {
     fn new(src: &Arc<Source>) -> Shown {
         match crate::text::printable_lines_shifted(&src.text) {
             (std::borrow::Cow::Borrowed(_), _) => Shown {
-                text: Text(src.clone(), crate::text::has_lone_cr(&src.text)),
+                text: Text(src.clone(), crate::text::has_lone_cr(&src.text), false),
                 shifts: Vec::new(),
             },
             (std::borrow::Cow::Owned(t), shifts) => {
                 let escaped = Source::from_text(src.origin.clone(), t);
                 // A lone carriage return is escaped too, so miette and the line index agree.
                 Shown {
-                    text: Text(Arc::new(escaped), false),
+                    text: Text(Arc::new(escaped), false, false),
                     shifts,
                 }
             }
@@ -252,6 +268,13 @@ impl Shown {
     }
 }
 
+/// Whether a text says anything a Kubernetes manifest says: a file without either word is not
+/// one, and nothing of it is quoted (a credentials file or a key reached by mistake must not
+/// reach a log).
+fn looks_like_manifest(text: &str) -> bool {
+    text.contains("apiVersion") || text.contains("kind")
+}
+
 fn render(
     handler: &GraphicalReportHandler,
     r: &FileReport,
@@ -259,7 +282,7 @@ fn render(
     f: &Finding,
 ) -> Result<String, std::fmt::Error> {
     let Some(shown) = shown else {
-        // Not text (binary, too large): no snippet to show.
+        // Not text (binary, too large), or not a manifest: no snippet to show.
         let d = &f.diagnostic;
         return Ok(format!(
             "{}: {} {}:{}:{}: {}\n",
@@ -277,7 +300,9 @@ fn render(
 }
 
 fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
-    let src = shown.text.clone();
+    let mut src = shown.text.clone();
+    // A document that does not parse may be anything: its offending line alone, no neighbours.
+    src.2 = f.diagnostic.code == crate::rules::Code::GK000;
     let d = &f.diagnostic;
     let rule = d.code.rule();
     let mut help: Vec<String> = d.notes.clone();
@@ -418,7 +443,7 @@ mod tests {
         ];
         for t in texts {
             let src = Arc::new(Source::from_text(Origin::Stdin("-".into()), t.to_string()));
-            let text = Text(src, crate::text::has_lone_cr(t));
+            let text = Text(src, crate::text::has_lone_cr(t), false);
             for start in 0..=t.len() {
                 for len in [0, 1, 3] {
                     let span = SourceSpan::new(start.into(), len.min(t.len() - start));
