@@ -653,3 +653,80 @@ fn no_temporary_files_remain() {
     names.sort();
     assert_eq!(names, ["a.yaml", "b.yaml", "c.yaml"]);
 }
+
+/// A container whose last env entry is a block scalar, followed by `volumeMounts:` (issue 39).
+const BLOCK_SCALAR_ENV: &str = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: api
+spec:
+  containers:
+  - name: api
+    image: ghcr.io/acme/api:1.0
+    resources:
+      limits: {cpu: "2", memory: 512Mi}
+    env:
+    - name: CONFIG
+      value: |
+        a: 1
+        b: 2
+    volumeMounts:
+    - name: data
+      mountPath: /data
+  volumes:
+  - name: data
+    emptyDir: {}
+"#;
+
+/// Issue 39: the new entries were written one line too late, under `volumeMounts:` (mounts
+/// without a mountPath, still valid YAML), and every later run added two more.
+#[test]
+fn fix_after_block_scalar_appends_to_env_once() {
+    let dir = dir_with(&[("api.yaml", BLOCK_SCALAR_ENV.as_bytes())]);
+    let out = run_in(dir.path(), &["fix", "api.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(summary(&out), "fixed 2 problems in 1 file; 0 remaining");
+    let expected = BLOCK_SCALAR_ENV.replace(
+        "        b: 2\n",
+        "        b: 2\n    - name: GOMAXPROCS\n      valueFrom:\n        resourceFieldRef:\n          resource: limits.cpu\n    - name: GOMEMLIMIT\n      value: \"460MiB\"\n",
+    );
+    assert_eq!(read(&dir, "api.yaml"), expected);
+    let again = run_in(dir.path(), &["fix", "api.yaml"]);
+    assert_eq!(summary(&again), "fixed 0 problems in 0 files; 0 remaining");
+    assert_eq!(read(&dir, "api.yaml"), expected);
+}
+
+/// Issue 39: removing an env entry whose value is a block scalar also removed the comment line
+/// after it (or, when a key followed, offered no fix at all).
+#[test]
+fn fix_removing_a_block_scalar_entry_keeps_the_next_comment() {
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: api
+spec:
+  containers:
+  - name: api
+    image: ghcr.io/acme/api:1.0
+    env:
+    - name: GOMEMLIMIT
+      value: "460MiB"
+    - name: GODEBUG
+      value: >-
+        madvdontneed=1
+    # keep: mounts below are managed by the operator
+    volumeMounts:
+    - name: data
+      mountPath: /data
+"#;
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let out = run_in(dir.path(), &["fix", "--select", "GK108", "api.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        read(&dir, "api.yaml"),
+        text.replace(
+            "    - name: GODEBUG\n      value: >-\n        madvdontneed=1\n",
+            ""
+        )
+    );
+}

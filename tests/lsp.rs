@@ -862,6 +862,43 @@ fn fix_all_matches_the_cli() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// Issue 39: fix-all runs the CLI's fix engine, so after a block scalar it put the new env
+/// entries under the key that followed it, as `fix` did.
+#[test]
+fn fix_all_after_a_block_scalar_appends_to_env() {
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: api
+spec:
+  containers:
+  - name: api
+    image: ghcr.io/acme/api:1.0
+    resources:
+      limits: {cpu: "2", memory: 512Mi}
+    env:
+    - name: CONFIG
+      value: |+
+        a: 1
+
+    ports:
+    - containerPort: 8080
+"#;
+    let expected = text.replace(
+        "        a: 1\n\n",
+        "        a: 1\n\n    - name: GOMAXPROCS\n      valueFrom:\n        resourceFieldRef:\n          resource: limits.cpu\n    - name: GOMEMLIMIT\n      value: \"460MiB\"\n",
+    );
+    let (dir, path, uri) = workspace("pod.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    lsp.open(&uri, "yaml", text);
+    let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    let fixed = apply_edits(text, edits_for(&actions[0], &uri), Enc::Utf16);
+    assert_eq!(fixed, expected);
+    assert_eq!(cli_fix(&path, text, &[]), expected);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 #[test]
 fn no_fix_all_without_safe_fixes() {
     // Only GK102, whose fix is unsafe.

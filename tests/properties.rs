@@ -684,7 +684,7 @@ fn render(m: &Manifest) -> String {
 
 /// A document's value as the API server would read it: scalars by their YAML 1.1 meaning, so that
 /// quoting `200` is a change and re-spelling `"512Mi"` as `512Mi` is not.
-#[derive(Debug, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Tree {
     Map(BTreeMap<String, Tree>),
     List(Vec<Tree>),
@@ -819,10 +819,8 @@ fn fix_is_sound(m: &Manifest, unsafe_fixes: bool) -> Result<(), String> {
     if m.crlf && out.text.matches('\n').count() != out.text.matches("\r\n").count() {
         return Err(show("a bare LF in a CRLF file", &out));
     }
-    // Known bug (`deleting_the_last_line_keeps_a_missing_final_newline`): a fix that deletes
-    // the last line of a file without a final newline leaves one. Losing one is still checked.
-    if text.ends_with('\n') && !out.text.ends_with('\n') {
-        return Err(show("the final newline was removed", &out));
+    if text.ends_with('\n') != out.text.ends_with('\n') {
+        return Err(show("the final newline was added or removed", &out));
     }
     if out.text.starts_with('\u{feff}') != m.bom {
         return Err(show("the BOM was added or removed", &out));
@@ -1015,4 +1013,535 @@ fn throttling_fix_with_a_malformed_cpu_request() {
         );
         parses(&out.text).unwrap();
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixes next to block scalars and multi-line strings: a generated matrix.
+
+/// The edit a fix makes in the matrix below.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum EditKind {
+    /// GK101 and GK201 append GOMEMLIMIT and GOMAXPROCS to an env list whose last entry ends in
+    /// the scalar.
+    Append,
+    /// The same two as a new `env:` key of a container whose last entry ends in the scalar.
+    AddKey,
+    /// GK108 removes a GODEBUG entry whose value is the scalar.
+    Delete,
+    /// GK202 rewrites a GOMAXPROCS value next to the scalar into a resourceFieldRef.
+    Replace,
+}
+
+const EDIT_KINDS: [EditKind; 4] = [
+    EditKind::Append,
+    EditKind::AddKey,
+    EditKind::Delete,
+    EditKind::Replace,
+];
+
+/// A value as one tree, from YAML text.
+fn tree_of(text: &str) -> Tree {
+    documents(text).unwrap().remove(0).unwrap()
+}
+
+fn map_mut<'t>(t: &'t mut Tree, key: &str) -> &'t mut Tree {
+    match t {
+        Tree::Map(m) => m.get_mut(key).unwrap_or_else(|| panic!("no {key}")),
+        other => panic!("not a mapping: {other:?}"),
+    }
+}
+
+fn list_mut(t: &mut Tree) -> &mut Vec<Tree> {
+    match t {
+        Tree::List(l) => l,
+        other => panic!("not a list: {other:?}"),
+    }
+}
+
+fn env_name(t: &Tree) -> Option<&str> {
+    match t {
+        Tree::Map(m) => match m.get("name") {
+            Some(Tree::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The object `kind`'s fix is meant to make of `before`: the first container's env gains exactly
+/// GOMAXPROCS and GOMEMLIMIT (in name order: the order of appended entries is not the point),
+/// loses exactly GODEBUG, or has GOMAXPROCS read from the CPU limit; nothing else changes.
+fn intended(before: &Tree, kind: EditKind) -> Tree {
+    let mut t = before.clone();
+    let container = &mut list_mut(map_mut(map_mut(&mut t, "spec"), "containers"))[0];
+    let maxprocs =
+        tree_of("name: GOMAXPROCS\nvalueFrom:\n  resourceFieldRef:\n    resource: limits.cpu\n");
+    let memlimit = tree_of("name: GOMEMLIMIT\nvalue: \"460MiB\"\n");
+    match kind {
+        EditKind::Append => list_mut(map_mut(container, "env")).extend([maxprocs, memlimit]),
+        EditKind::AddKey => match container {
+            Tree::Map(m) => {
+                assert!(m
+                    .insert("env".into(), Tree::List(vec![maxprocs, memlimit]))
+                    .is_none());
+            }
+            _ => unreachable!(),
+        },
+        EditKind::Delete => {
+            let env = list_mut(map_mut(container, "env"));
+            let n = env.len();
+            env.retain(|e| env_name(e) != Some("GODEBUG"));
+            assert_eq!(env.len(), n - 1);
+        }
+        EditKind::Replace => {
+            let env = list_mut(map_mut(container, "env"));
+            let e = env
+                .iter_mut()
+                .find(|e| env_name(e) == Some("GOMAXPROCS"))
+                .unwrap();
+            *e = maxprocs;
+        }
+    }
+    t
+}
+
+/// The fixed object with appended env entries put in name order, as [`intended`] has them.
+fn normalised(after: &mut Tree, before: &Tree, kind: EditKind) {
+    if !matches!(kind, EditKind::Append | EditKind::AddKey) {
+        return;
+    }
+    let kept = match kind {
+        EditKind::Append => {
+            let mut b = before.clone();
+            let container = &mut list_mut(map_mut(map_mut(&mut b, "spec"), "containers"))[0];
+            list_mut(map_mut(container, "env")).len()
+        }
+        _ => 0,
+    };
+    if let Tree::Map(spec) = after {
+        if let Some(Tree::Map(spec)) = spec.get_mut("spec") {
+            if let Some(Tree::List(cs)) = spec.get_mut("containers") {
+                if let Some(Tree::Map(c)) = cs.first_mut() {
+                    if let Some(Tree::List(env)) = c.get_mut("env") {
+                        if env.len() >= kept {
+                            env[kept..].sort_by(|a, b| env_name(a).cmp(&env_name(b)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Lines that are comments (outside block scalars, which the matrix fills without `#`).
+fn comment_lines(text: &str) -> Vec<&str> {
+    let mut v: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with('#'))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// One case of the matrix: the manifest, the edit it asks for, and whether it is JSON.
+struct MatrixCase {
+    name: String,
+    text: String,
+    kind: EditKind,
+    json: bool,
+}
+
+/// Block files: the scalar in every block style, with bodies that look like YAML, blank lines
+/// inside and after it, comments and blank lines after it, and every kind of key or item that
+/// can follow it, down to the end of the file with and without a final line break.
+fn block_scalar_cases() -> Vec<MatrixCase> {
+    const STYLES: [&str; 9] = ["|", "|-", "|+", ">", ">-", ">+", "|2", ">-2", "|+2"];
+    let bodies: [&[&str]; 3] = [
+        &["line1", "line2"],
+        &["- name: fake", "", "  more: x"],
+        &[
+            "  leading spaces need an indentation indicator",
+            "then: this",
+        ],
+    ];
+    // Blank lines after the body, each with the spaces it has (up to the content's indentation).
+    let trailing: [&[usize]; 3] = [&[], &[0], &[0, 99]];
+    let arounds = [
+        "",
+        "\n",
+        "    # a comment after the scalar\n",
+        "\n# a comment at column 0\n\n",
+    ];
+    let follows = [
+        "    volumeMounts:\n    - name: v\n      mountPath: /v\n",
+        "    ports:\n    - containerPort: 8080\n",
+        "    envFrom:\n    - configMapRef:\n        name: cm\n",
+        "  - name: sidecar\n    image: busybox:1.36\n",
+        "  initContainers:\n  - name: init\n    image: busybox:1.36\n",
+        "",
+        "<no final newline>",
+    ];
+    let head =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: app\n";
+    let limits = "    resources:\n      limits:\n        memory: 512Mi\n        cpu: \"1\"\n";
+    let mut out = Vec::new();
+    for kind in EDIT_KINDS {
+        for style in STYLES {
+            for (bi, body) in bodies.iter().enumerate() {
+                let explicit = style.ends_with('2');
+                if bi == 2 && !explicit {
+                    continue;
+                }
+                // The rules read these values: GODEBUG's is trimmed, GOMAXPROCS must be a number.
+                let body: &[&str] = match kind {
+                    EditKind::Delete if bi == 0 => &["madvdontneed=1"],
+                    EditKind::Delete => continue,
+                    _ => body,
+                };
+                for trail in trailing {
+                    for (ai, around) in arounds.iter().enumerate() {
+                        for (fi, follow) in follows.iter().enumerate() {
+                            // The scalar's content column: its parent collection's plus 2 (an
+                            // indentation indicator of 2 says the same).
+                            let (lead, col) = match kind {
+                                EditKind::AddKey => ("    - ", 6),
+                                _ => ("      value: ", 8),
+                            };
+                            let mut scalar = format!("{lead}{style}\n");
+                            for line in body {
+                                if line.is_empty() {
+                                    scalar.push('\n');
+                                } else {
+                                    scalar.push_str(&format!("{}{line}\n", " ".repeat(col)));
+                                }
+                            }
+                            for &spaces in trail {
+                                scalar.push_str(&" ".repeat(spaces.min(col)));
+                                scalar.push('\n');
+                            }
+                            let mut text = head.to_string();
+                            match kind {
+                                EditKind::Append => {
+                                    text += "    image: golang:1.22\n";
+                                    text += limits;
+                                    text += "    env:\n    - name: X\n";
+                                    text += &scalar;
+                                }
+                                EditKind::AddKey => {
+                                    // A one-line image would get the env after it.
+                                    text += "    image: >-\n      golang:1.22\n";
+                                    text += limits;
+                                    text += "    args:\n    - --flag\n";
+                                    text += &scalar;
+                                }
+                                EditKind::Delete => {
+                                    text += "    image: golang:1.22\n";
+                                    text += limits;
+                                    text += "    env:\n    - name: GOMEMLIMIT\n      value: \"460MiB\"\n    - name: GOMAXPROCS\n      valueFrom:\n        resourceFieldRef:\n          resource: limits.cpu\n    - name: GODEBUG\n";
+                                    text += &scalar;
+                                }
+                                EditKind::Replace => {
+                                    text += "    image: golang:1.22\n";
+                                    text += limits;
+                                    text += "    env:\n    - name: GOMEMLIMIT\n      value: \"460MiB\"\n    - name: X\n";
+                                    text += &scalar;
+                                    text += "    - name: GOMAXPROCS\n      value: \"8\"\n";
+                                    // And once with the scalar as the GOMAXPROCS value itself.
+                                    if style.contains('-') && bi == 0 {
+                                        let own = format!(
+                                            "{head}    image: golang:1.22\n{limits}    env:\n    - name: GOMEMLIMIT\n      value: \"460MiB\"\n    - name: GOMAXPROCS\n      value: {style}\n        8\n{}{around}{}",
+                                            trail.iter().map(|&s| format!("{}\n", " ".repeat(s.min(col)))).collect::<String>(),
+                                            follow.replace("<no final newline>", "")
+                                        );
+                                        let own = if fi == 6 {
+                                            own.strip_suffix('\n').unwrap_or(&own).to_string()
+                                        } else {
+                                            own
+                                        };
+                                        out.push(MatrixCase {
+                                            name: format!("block {kind:?} own value {style:?} trail {trail:?} around {ai} follow {fi}"),
+                                            text: own,
+                                            kind,
+                                            json: false,
+                                        });
+                                    }
+                                }
+                            }
+                            text += around;
+                            if fi == 6 {
+                                text.pop();
+                            } else {
+                                text += follow;
+                            }
+                            out.push(MatrixCase {
+                                name: format!(
+                                    "block {kind:?} {style:?} body {bi} trail {trail:?} around {ai} follow {fi}"
+                                ),
+                                text,
+                                kind,
+                                json: false,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Flow and JSON files have no block scalars: the edits there sit next to multi-line and quoted
+/// strings that hold the characters flow syntax is made of.
+fn flow_string_cases() -> Vec<MatrixCase> {
+    let yaml_strings = [
+        "\"multi\n          line, with ] and }\"",
+        "'it''s\n          [quoted], {too}'",
+        "plain\n          over two lines",
+        "\"# not a comment, ]}\"",
+    ];
+    let json_strings = [
+        "\"line1\\nline2 \\\"]}\\\", \\\\\"",
+        "\"# not a comment, ]}\"",
+    ];
+    let mut out = Vec::new();
+    for json in [false, true] {
+        let w = |s: &str| {
+            if json {
+                format!("\"{s}\"")
+            } else {
+                s.to_string()
+            }
+        };
+        let strings: &[&str] = if json { &json_strings } else { &yaml_strings };
+        let follows = [
+            format!(
+                ", {}: [{{{}: {}, {}: {}}}]",
+                w("volumeMounts"),
+                w("name"),
+                w("v"),
+                w("mountPath"),
+                w("/v")
+            ),
+            format!(", {}: [{{{}: 8080}}]", w("ports"), w("containerPort")),
+            String::new(),
+        ];
+        let nexts = [
+            String::new(),
+            format!(
+                ", {{{}: {}, {}: {}}}",
+                w("name"),
+                w("sidecar"),
+                w("image"),
+                w("\"busybox:1.36\"").replace("\"\"", "\"")
+            ),
+        ];
+        for kind in EDIT_KINDS {
+            for (si, s) in strings.iter().enumerate() {
+                for (fi, follow) in follows.iter().enumerate() {
+                    for (ni, next) in nexts.iter().enumerate() {
+                        for sep in [" ", "\n        "] {
+                            for final_nl in [true, false] {
+                                let e = |name: &str, value: &str| {
+                                    format!(
+                                        "{{{}: {}, {}: {value}}}",
+                                        w("name"),
+                                        w(name),
+                                        w("value")
+                                    )
+                                };
+                                let maxprocs = format!(
+                                    "{{{}: {}, {}: {{{}: {{{}: {}}}}}}}",
+                                    w("name"),
+                                    w("GOMAXPROCS"),
+                                    w("valueFrom"),
+                                    w("resourceFieldRef"),
+                                    w("resource"),
+                                    w("limits.cpu")
+                                );
+                                let env = match kind {
+                                    EditKind::Append => Some(format!("[{}]", e("X", s))),
+                                    EditKind::AddKey => None,
+                                    EditKind::Delete => Some(format!(
+                                        "[{},{sep}{maxprocs},{sep}{},{sep}{}]",
+                                        e("GOMEMLIMIT", "\"460MiB\""),
+                                        e("X", s),
+                                        e("GODEBUG", "\"madvdontneed=1\"")
+                                    )),
+                                    EditKind::Replace => Some(format!(
+                                        "[{},{sep}{},{sep}{}]",
+                                        e("GOMEMLIMIT", "\"460MiB\""),
+                                        e("X", s),
+                                        e("GOMAXPROCS", "\"8\"")
+                                    )),
+                                };
+                                let mut c = format!(
+                                    "{{{}: {}, {}: \"golang:1.22\",{sep}{}: {{{}: {{{}: {}, {}: \"1\"}}}}",
+                                    w("name"), w("app"), w("image"), w("resources"), w("limits"), w("memory"), w("512Mi"), w("cpu")
+                                );
+                                match env {
+                                    Some(env) => c += &format!(",{sep}{}: {env}", w("env")),
+                                    None => c += &format!(",{sep}{}: [{}]", w("args"), s),
+                                }
+                                c += follow;
+                                c += "}";
+                                let mut text = format!(
+                                    "{{{}: {}, {}: {}, {}: {{{}: {}}},\n  {}: {{{}: [{c}{next}]}}}}",
+                                    w("apiVersion"), w("v1"), w("kind"), w("Pod"), w("metadata"), w("name"), w("p"), w("spec"), w("containers")
+                                );
+                                if final_nl {
+                                    text.push('\n');
+                                }
+                                out.push(MatrixCase {
+                                    name: format!(
+                                        "{} {kind:?} string {si} follow {fi} next {ni} sep {sep:?} final newline {final_nl}",
+                                        if json { "json" } else { "flow" }
+                                    ),
+                                    text,
+                                    kind,
+                                    json,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What is wrong with fixing `case` (None: nothing).
+fn matrix_case_fails(case: &MatrixCase) -> Option<String> {
+    let show = |what: String, fixed: &str| {
+        Some(format!(
+            "{}: {what}\n--- input\n{}\n--- fixed\n{fixed}",
+            case.name, case.text
+        ))
+    };
+    let before = match documents(&case.text) {
+        Ok(mut d) if d.len() == 1 && d[0].is_some() => d.remove(0).unwrap(),
+        other => {
+            return show(
+                format!("the generated text is not one document: {other:?}"),
+                "",
+            )
+        }
+    };
+    let (cfg, sel) = (Config::default(), Selection::default());
+    let fix = |text: &str| {
+        fix_source(
+            Source::from_text(origin(), text.to_string()),
+            &cfg,
+            &sel,
+            &Default::default(),
+            // An envFrom the linter cannot see makes the added GOMEMLIMIT an unsafe fix (it
+            // overrides what the source may set); the edit is the same.
+            case.text.contains("envFrom"),
+        )
+    };
+    let out = fix(&case.text);
+    if let Some(e) = &out.error {
+        return show(format!("fix failed: {e:?}"), &out.text);
+    }
+    let mut codes: Vec<&str> = out.applied.iter().map(|a| a.code.as_str()).collect();
+    codes.sort_unstable();
+    let want: &[&str] = match case.kind {
+        EditKind::Append | EditKind::AddKey => &["GK101", "GK201"],
+        EditKind::Delete => &["GK108"],
+        EditKind::Replace => &["GK202"],
+    };
+    if codes != want {
+        return show(format!("applied {codes:?}, not {want:?}"), &out.text);
+    }
+    let mut after = match documents(&out.text) {
+        Ok(mut d) if d.len() == 1 && d[0].is_some() => d.remove(0).unwrap(),
+        other => {
+            return show(
+                format!("the fixed text is not one document: {other:?}"),
+                &out.text,
+            )
+        }
+    };
+    normalised(&mut after, &before, case.kind);
+    let want = intended(&before, case.kind);
+    if after != want {
+        return show(
+            format!(
+                "the fixed object is not the intended one:\n{after:#?}\n--- intended\n{want:#?}"
+            ),
+            &out.text,
+        );
+    }
+    if comment_lines(&case.text) != comment_lines(&out.text) {
+        return show("comment lines were lost or added".into(), &out.text);
+    }
+    if case.json && serde_json::from_str::<serde_json::Value>(&out.text).is_err() {
+        return show("the fixed JSON file is no longer JSON".into(), &out.text);
+    }
+    if case.text.ends_with('\n') != out.text.ends_with('\n') {
+        return show(
+            "the final line break was added or removed".into(),
+            &out.text,
+        );
+    }
+    let again = fix(&out.text);
+    if again.changed() {
+        return show(
+            format!("fixing again changed it:\n{}", again.text),
+            &out.text,
+        );
+    }
+    None
+}
+
+fn run_matrix(cases: &[MatrixCase]) {
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let half = cases.len().div_ceil(2);
+        let parts: Vec<_> = cases
+            .chunks(half.max(1))
+            .map(|part| {
+                s.spawn(move || {
+                    part.iter()
+                        .filter_map(matrix_case_fails)
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts.into_iter().flat_map(|p| p.join().unwrap()).collect()
+    });
+    // Per kind of failure (the case's edit and what went wrong), how many cases.
+    let mut kinds: BTreeMap<String, (usize, &str)> = BTreeMap::new();
+    for f in &failures {
+        let (name, rest) = f.split_once(": ").unwrap_or((f, ""));
+        let edit = name.split(' ').take(2).collect::<Vec<_>>().join(" ");
+        let what = rest.lines().next().unwrap_or("").trim_end_matches(':');
+        kinds
+            .entry(format!("{edit}: {what}"))
+            .or_insert((0, name))
+            .0 += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed: {kinds:#?}\n\nthe first:\n{}",
+        failures.len(),
+        cases.len(),
+        failures[0]
+    );
+}
+
+/// Issue 39: after a block scalar, new env entries landed under the key that followed it
+/// (volumeMounts without mountPath, initContainers named GOMEMLIMIT), on every run again, and
+/// GK108's deletion took the comment line after the entry with it.
+#[test]
+fn fixes_after_block_scalars_edit_the_intended_node() {
+    let cases = block_scalar_cases();
+    assert!(cases.len() > 1000, "{}", cases.len());
+    run_matrix(&cases);
+}
+
+#[test]
+fn fixes_next_to_flow_and_json_strings_edit_the_intended_node() {
+    let cases = flow_string_cases();
+    run_matrix(&cases);
 }

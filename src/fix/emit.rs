@@ -340,7 +340,7 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                     return Err("not fixed automatically: the env list's last item does not start its own line".into());
                 };
                 let indent = &text[indent_start..dash];
-                let at = next_line(text, content_end(y, last));
+                let at = next_line(text, content_end(text, y, last));
                 let item = match &y.node(last).kind {
                     NodeKind::Mapping { flow: true, .. } => {
                         format!("{indent}- {}{}", flow_item(&lay, name, value), lay.nl)
@@ -443,7 +443,7 @@ pub fn add_env(em: &Emitter, c: &Container, name: &str, value: NewValue) -> Resu
                     y.scalar(*v).is_some() && !text[y.span(*k).start..y.span(*v).end].contains('\n')
                 })
                 .map(|&(_, v)| y.span(v).end)
-                .unwrap_or_else(|| content_end(y, c.node));
+                .unwrap_or_else(|| content_end(text, y, c.node));
             let at = next_line(text, after);
             let items = block_item(
                 &lay,
@@ -512,7 +512,7 @@ fn append_block(
         .ok_or("not fixed automatically: empty mapping")?;
     let lay = em.layout();
     let pad = " ".repeat(column(text, y.span(first).start));
-    let at = next_line(text, content_end(y, map));
+    let at = next_line(text, content_end(text, y, map));
     Ok(insert_lines(src, &lay, at, make(&pad, &lay)))
 }
 
@@ -696,7 +696,7 @@ pub fn add_list_item(
             } else {
                 y.span(last).start - dash
             };
-            let at = next_line(text, content_end(y, last));
+            let at = next_line(text, content_end(text, y, last));
             Ok(insert_lines(
                 src,
                 &lay,

@@ -412,7 +412,7 @@ fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
             None => {
                 s.start <= r.start
                     && r.end <= s.end
-                    && !(r.start <= s.start && r.end >= super::content_end(y, n))
+                    && !(r.start <= s.start && r.end >= super::content_end(text, y, n))
             }
         }
     };

@@ -73,7 +73,7 @@ pub fn replace_scalar(y: &Yaml, node: NodeId, new_value: &str) -> Option<Edit> {
 /// (flow style), where deleting would need more care than a line edit.
 pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> Option<Edit> {
     let start = y.span(key).start;
-    let end = content_end(y, value);
+    let end = content_end(&src.text, y, value);
     let line_start = crate::text::blank_line_start(&src.text, start, |b| b == b' ' || b == b'\t')?;
     let rest = &src.text[end..];
     let line_end = rest.find('\n').map_or(src.text.len(), |i| end + i + 1);
@@ -83,14 +83,31 @@ pub fn delete_line_entry(src: &Source, y: &Yaml, key: NodeId, value: NodeId) -> 
         return None;
     }
     Some(Edit {
-        range: line_start..line_end,
+        range: keep_missing_final_break(&src.text, line_start..line_end),
         text: String::new(),
     })
 }
 
-/// Where a node's own text ends. A block collection's span runs to the next token (possibly on a
-/// later line, past comments), so take the end of its last child instead.
-pub fn content_end(y: &Yaml, node: NodeId) -> usize {
+/// Deleting whole lines up to the end of a text that has no final line break would leave the
+/// break before them as the new final one; take that break instead, so the text still ends
+/// without one.
+fn keep_missing_final_break(text: &str, lines: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    if lines.end != text.len() || text.ends_with('\n') || lines.start == 0 {
+        return lines;
+    }
+    let before = &text[..lines.start];
+    let cut = before.len()
+        - before
+            .strip_suffix("\r\n")
+            .or_else(|| before.strip_suffix('\n'))
+            .map_or(before.len(), str::len);
+    lines.start - cut..lines.end
+}
+
+/// Where a node's own text ends in `text` (the text its spans index). A block collection's span
+/// runs to the next token (possibly on a later line, past comments), so take the end of its last
+/// child instead; so does a block scalar's (see [`block_scalar_end`]).
+pub fn content_end(text: &str, y: &Yaml, node: NodeId) -> usize {
     let mut node = node;
     for _ in 0..256 {
         let n = y.node(node);
@@ -100,6 +117,11 @@ pub fn content_end(y: &Yaml, node: NodeId) -> usize {
                 flow: false,
             } => entries.last().map(|(_, v)| *v),
             crate::yaml::NodeKind::Sequence { items, flow: false } => items.last().copied(),
+            crate::yaml::NodeKind::Scalar {
+                value,
+                style: Style::Literal | Style::Folded,
+                ..
+            } => return block_scalar_end(text, n.span.clone(), value),
             _ => None,
         };
         match last {
@@ -108,6 +130,58 @@ pub fn content_end(y: &Yaml, node: NodeId) -> usize {
         }
     }
     y.node(node).span.end
+}
+
+/// Where a literal or folded scalar's own lines end. Both parsers end its span where the next
+/// token starts: past the line break of its last line, past blank lines, and past the next
+/// line's indentation. A line edit placed after that end lands one line too late, inside
+/// whatever follows the scalar (a new env entry under `volumeMounts:`, a deletion that takes
+/// the next comment line with it).
+///
+/// The scalar's lines are those before the next token's line; its last line is the last of them
+/// with content (anything but at most its indentation in spaces). A scalar that keeps its final
+/// line breaks (`|+`, `>+`) also owns the blank lines after that, since they are part of its
+/// value: then it ends at the break of the last blank line. The result is never a line's start,
+/// so the next line break at or after it ends the scalar's last line.
+fn block_scalar_end(text: &str, span: std::ops::Range<usize>, value: &str) -> usize {
+    let stop = span.end.min(text.len());
+    let stop = if stop == text.len() {
+        stop
+    } else {
+        crate::text::line_start(text, stop)
+    };
+    let first = crate::text::line_start(text, span.start.min(stop));
+    let indent = span.start.saturating_sub(first);
+    let mut last = None;
+    let mut at = first;
+    for line in text[first..stop].split_inclusive('\n') {
+        let body = line.trim_end_matches(['\n', '\r']);
+        if !(body.len() <= indent && body.bytes().all(|b| b == b' ')) {
+            last = Some(at + body.len());
+        }
+        at += line.len();
+    }
+    // A scalar with no content line (`key: |` and then a less indented line) ends on its
+    // header's line.
+    let end = last.unwrap_or_else(|| {
+        text[..first]
+            .trim_end_matches([' ', '\t', '\r', '\n'])
+            .len()
+    });
+    let breaks = value.len() - value.trim_end_matches('\n').len();
+    let keeps_blank_lines = breaks > usize::from(last.is_some());
+    if keeps_blank_lines {
+        if let Some(i) = text[end..stop].rfind('\n') {
+            let nl = end + i;
+            return if text[..nl].ends_with('\r') {
+                nl - 1
+            } else {
+                nl
+            }
+            .max(end);
+        }
+    }
+    end
 }
 
 /// Delete a block sequence item (`- name: X` and its continuation lines) with its line breaks.
@@ -119,7 +193,7 @@ pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
         .trim_end_matches([' ', '\t'])
         .strip_suffix('-')?;
     let line_start = crate::text::blank_line_start(&src.text, dash.len(), blank)?;
-    let end = content_end(y, item);
+    let end = content_end(&src.text, y, item);
     let line_end = src.text[end..]
         .find('\n')
         .map_or(src.text.len(), |i| end + i + 1);
@@ -128,7 +202,7 @@ pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
         return None;
     }
     Some(Edit {
-        range: line_start..line_end,
+        range: keep_missing_final_break(&src.text, line_start..line_end),
         text: String::new(),
     })
 }
@@ -141,9 +215,14 @@ pub fn value_to_cpu_field_ref(src: &Source, y: &Yaml, var: &crate::k8s::EnvVar) 
         y.node(y.resolve(var.entry)?).kind,
         crate::yaml::NodeKind::Mapping { flow: true, .. }
     );
-    let range = y.span(key).start..y.span(value).end;
+    // A block scalar's span runs on to the next token; its own text ends earlier.
+    let range = y.span(key).start..content_end(&src.text, y, value);
     let text = if flow {
-        "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()
+        if emit::Emitter::new(src, y).layout().json {
+            r#""valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}"#.to_string()
+        } else {
+            "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()
+        }
     } else {
         // Indent from the key's column: right whether the key starts its line or follows `- `.
         let line_start = crate::text::line_start(&src.text, range.start);
@@ -168,7 +247,7 @@ pub fn guard_shared_edits(src: &Source, y: &Yaml, diags: &mut [Diagnostic]) {
         .iter()
         .filter_map(|n| match n.kind {
             crate::yaml::NodeKind::Alias { target: Some(t) } => {
-                Some(y.span(t).start..content_end(y, t))
+                Some(y.span(t).start..content_end(&src.text, y, t))
             }
             _ => None,
         })
