@@ -653,3 +653,89 @@ fn no_temporary_files_remain() {
     names.sort();
     assert_eq!(names, ["a.yaml", "b.yaml", "c.yaml"]);
 }
+
+/// The codes `lint --format json <file>` reports in `dir`.
+fn lint_codes(dir: &TempDir, file: &str) -> Vec<String> {
+    let out = run_in(dir.path(), &["lint", "--format", "json", file]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn gomemlimit_comes_from_the_merge_key_that_overrides_the_memory_limit() {
+    // kubectl (go-yaml v2) writes a merge key's entries where it stands: the `<<` after
+    // `memory: 2Gi` wins, so the container gets 256Mi, and 90 % of 2Gi (1843MiB) would OOM it.
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          resources:
+            requests: {cpu: "2", memory: 256Mi}
+            limits:
+              cpu: "2"
+              memory: 2Gi
+              <<: {memory: 256Mi}
+"#;
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let out = run_in(dir.path(), &["fix", "api.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixed = read(&dir, "api.yaml");
+    assert!(
+        fixed.contains("- name: GOMEMLIMIT\n              value: \"230MiB\"\n"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("1843MiB"), "{fixed}");
+    assert_eq!(lint_codes(&dir, "api.yaml"), Vec::<String>::new());
+}
+
+#[test]
+fn fix_adds_env_to_the_repeated_env_key_that_takes_effect() {
+    // A repeated key keeps its last value for kubectl: the first `env:` never reaches the API
+    // server, so an entry added there is lost while `fix` reports success.
+    let first_env = "          env:\n            - name: OLD\n              value: \"x\"\n";
+    let text = format!(
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+{first_env}          resources:
+            requests: {{cpu: "2", memory: 512Mi}}
+            limits: {{cpu: "2", memory: 512Mi}}
+          env:
+            - name: LOG_LEVEL
+              value: info
+"#
+    );
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let out = run_in(dir.path(), &["fix", "api.yaml"]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(summary(&out), "fixed 2 problems in 1 file; 1 remaining");
+    let fixed = read(&dir, "api.yaml");
+    let (before_last_env, last_env) = fixed.rsplit_once("          env:\n").unwrap();
+    assert!(before_last_env.contains(first_env), "{fixed}");
+    assert!(!before_last_env.contains("GOM"), "{fixed}");
+    assert!(
+        last_env.contains("- name: GOMAXPROCS") && last_env.contains("value: \"460MiB\""),
+        "{fixed}"
+    );
+    // Only the repeated key itself is left to report.
+    assert_eq!(lint_codes(&dir, "api.yaml"), vec!["GK001".to_string()]);
+}
