@@ -739,3 +739,47 @@ spec:
     // Only the repeated key itself is left to report.
     assert_eq!(lint_codes(&dir, "api.yaml"), vec!["GK001".to_string()]);
 }
+
+#[test]
+fn removing_a_cpu_limit_that_a_merge_key_would_bring_back_is_refused() {
+    // Removing `cpu: 500m` leaves the merged `cpu: 250m` in effect: the limit would stay while
+    // the fix says it removed it. The fix is refused with the reason instead.
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          env:
+            - name: GOMEMLIMIT
+              value: "460MiB"
+          resources:
+            requests: {cpu: 250m, memory: 512Mi}
+            limits:
+              <<: {cpu: 250m}
+              memory: 512Mi
+              cpu: 500m
+"#;
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let v = fixed_json(&dir, &["--unsafe-fixes", "api.yaml"]);
+    let after = read(&dir, "api.yaml");
+    assert!(
+        after.contains(
+            "              <<: {cpu: 250m}\n              memory: 512Mi\n              cpu: 500m\n"
+        ),
+        "{after}"
+    );
+    let remaining = v["findings"].as_array().unwrap();
+    let gk203 = remaining
+        .iter()
+        .find(|f| f["code"] == "GK203")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert!(
+        gk203.to_string().contains("written more than once"),
+        "{gk203:#}"
+    );
+}
