@@ -783,3 +783,48 @@ spec:
         "{gk203:#}"
     );
 }
+
+#[test]
+fn a_value_merged_from_a_shared_anchor_is_judged_and_left_to_the_anchor() {
+    // Container b's `<<: *res` comes after its own request, so kubectl gives it the anchor's
+    // 256Mi request: b has the same finding as a, and its fix would edit the anchor both share.
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: a
+      image: ghcr.io/acme/api:1.0
+      env:
+        - {name: GOMAXPROCS, value: "1"}
+        - {name: GOMEMLIMIT, value: "460MiB"}
+      resources: &res
+        requests: {cpu: "1", memory: 256Mi}
+        limits: {cpu: "1", memory: 512Mi}
+    - name: b
+      image: ghcr.io/acme/api:1.0
+      env:
+        - {name: GOMAXPROCS, value: "1"}
+        - {name: GOMEMLIMIT, value: "460MiB"}
+      resources:
+        requests: {cpu: "1", memory: 512Mi}
+        <<: *res
+"#;
+    let dir = dir_with(&[("pod.yaml", text.as_bytes())]);
+    let v = fixed_json(&dir, &["--unsafe-fixes", "pod.yaml"]);
+    assert_eq!(read(&dir, "pod.yaml"), text, "{v:#}");
+    let mut gk102: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GK102")
+        .map(|f| f["container"].as_str().unwrap())
+        .collect();
+    gk102.sort_unstable();
+    assert_eq!(gk102, ["a", "b"], "{v:#}");
+    assert!(
+        v.to_string().contains("anchored node"),
+        "the refusal names the shared anchor: {v:#}"
+    );
+}
