@@ -730,3 +730,178 @@ spec:
         )
     );
 }
+
+/// The codes `lint --format json <file>` reports in `dir`.
+fn lint_codes(dir: &TempDir, file: &str) -> Vec<String> {
+    let out = run_in(dir.path(), &["lint", "--format", "json", file]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn gomemlimit_comes_from_the_merge_key_that_overrides_the_memory_limit() {
+    // kubectl (go-yaml v2) writes a merge key's entries where it stands: the `<<` after
+    // `memory: 2Gi` wins, so the container gets 256Mi, and 90 % of 2Gi (1843MiB) would OOM it.
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          resources:
+            requests: {cpu: "2", memory: 256Mi}
+            limits:
+              cpu: "2"
+              memory: 2Gi
+              <<: {memory: 256Mi}
+"#;
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let out = run_in(dir.path(), &["fix", "api.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let fixed = read(&dir, "api.yaml");
+    assert!(
+        fixed.contains("- name: GOMEMLIMIT\n              value: \"230MiB\"\n"),
+        "{fixed}"
+    );
+    assert!(!fixed.contains("1843MiB"), "{fixed}");
+    assert_eq!(lint_codes(&dir, "api.yaml"), Vec::<String>::new());
+}
+
+#[test]
+fn fix_adds_env_to_the_repeated_env_key_that_takes_effect() {
+    // A repeated key keeps its last value for kubectl: the first `env:` never reaches the API
+    // server, so an entry added there is lost while `fix` reports success.
+    let first_env = "          env:\n            - name: OLD\n              value: \"x\"\n";
+    let text = format!(
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+{first_env}          resources:
+            requests: {{cpu: "2", memory: 512Mi}}
+            limits: {{cpu: "2", memory: 512Mi}}
+          env:
+            - name: LOG_LEVEL
+              value: info
+"#
+    );
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let out = run_in(dir.path(), &["fix", "api.yaml"]);
+    assert_ne!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(summary(&out), "fixed 2 problems in 1 file; 1 remaining");
+    let fixed = read(&dir, "api.yaml");
+    let (before_last_env, last_env) = fixed.rsplit_once("          env:\n").unwrap();
+    assert!(before_last_env.contains(first_env), "{fixed}");
+    assert!(!before_last_env.contains("GOM"), "{fixed}");
+    assert!(
+        last_env.contains("- name: GOMAXPROCS") && last_env.contains("value: \"460MiB\""),
+        "{fixed}"
+    );
+    // Only the repeated key itself is left to report.
+    assert_eq!(lint_codes(&dir, "api.yaml"), vec!["GK001".to_string()]);
+}
+
+#[test]
+fn removing_a_cpu_limit_that_a_merge_key_would_bring_back_is_refused() {
+    // Removing `cpu: 500m` leaves the merged `cpu: 250m` in effect: the limit would stay while
+    // the fix says it removed it. The fix is refused with the reason instead.
+    let text = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          env:
+            - name: GOMEMLIMIT
+              value: "460MiB"
+          resources:
+            requests: {cpu: 250m, memory: 512Mi}
+            limits:
+              <<: {cpu: 250m}
+              memory: 512Mi
+              cpu: 500m
+"#;
+    let dir = dir_with(&[("api.yaml", text.as_bytes())]);
+    let v = fixed_json(&dir, &["--unsafe-fixes", "api.yaml"]);
+    let after = read(&dir, "api.yaml");
+    assert!(
+        after.contains(
+            "              <<: {cpu: 250m}\n              memory: 512Mi\n              cpu: 500m\n"
+        ),
+        "{after}"
+    );
+    let remaining = v["findings"].as_array().unwrap();
+    let gk203 = remaining
+        .iter()
+        .find(|f| f["code"] == "GK203")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert!(
+        gk203.to_string().contains("written more than once"),
+        "{gk203:#}"
+    );
+}
+
+#[test]
+fn a_value_merged_from_a_shared_anchor_is_judged_and_left_to_the_anchor() {
+    // Container b's `<<: *res` comes after its own request, so kubectl gives it the anchor's
+    // 256Mi request: b has the same finding as a, and its fix would edit the anchor both share.
+    let text = r#"apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+    - name: a
+      image: ghcr.io/acme/api:1.0
+      env:
+        - {name: GOMAXPROCS, value: "1"}
+        - {name: GOMEMLIMIT, value: "460MiB"}
+      resources: &res
+        requests: {cpu: "1", memory: 256Mi}
+        limits: {cpu: "1", memory: 512Mi}
+    - name: b
+      image: ghcr.io/acme/api:1.0
+      env:
+        - {name: GOMAXPROCS, value: "1"}
+        - {name: GOMEMLIMIT, value: "460MiB"}
+      resources:
+        requests: {cpu: "1", memory: 512Mi}
+        <<: *res
+"#;
+    let dir = dir_with(&[("pod.yaml", text.as_bytes())]);
+    let v = fixed_json(&dir, &["--unsafe-fixes", "pod.yaml"]);
+    assert_eq!(read(&dir, "pod.yaml"), text, "{v:#}");
+    let mut gk102: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GK102")
+        .map(|f| f["container"].as_str().unwrap())
+        .collect();
+    gk102.sort_unstable();
+    assert_eq!(gk102, ["a", "b"], "{v:#}");
+    assert!(
+        v.to_string().contains("anchored node"),
+        "the refusal names the shared anchor: {v:#}"
+    );
+}

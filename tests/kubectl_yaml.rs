@@ -63,6 +63,10 @@ enum Kind {
     /// that is not a mapping, a key that is a collection or null, an infinity), golint-k8s's tree
     /// fails the same way here, and golint-k8s reports no GK000: the text is valid YAML.
     Conversion,
+    /// Both decode the stream to the same value, but a value read through the lookups rules and
+    /// fixes use (`Yaml::entries`, `get_entry`, `get_entries`) differs from kubectl's: a rule
+    /// would judge, and a fix edit, another value than the one the API server gets.
+    Lookup,
 }
 
 /// (input, kind, why): the input is a path under the crate, `corpus/` and a path under the
@@ -278,6 +282,8 @@ fn run_batch(bin: &Path, files: &[PathBuf]) -> Vec<Kubectl> {
 struct Golint {
     gk000: Option<String>,
     docs: Vec<Result<Value, String>>,
+    /// Each document of `docs` read through the lookups (see [`via_lookups`]).
+    lookups: Vec<Result<Value, String>>,
 }
 
 fn golint(name: &str, bytes: &[u8]) -> Golint {
@@ -287,12 +293,14 @@ fn golint(name: &str, bytes: &[u8]) -> Golint {
             return Golint {
                 gk000: Some(f.error.message()),
                 docs: Vec::new(),
+                lookups: Vec::new(),
             }
         }
     };
     let y = yaml::parse(src.yaml_text(), src.bom_len);
     let mut gk000 = y.stream_error.as_ref().map(|e| e.message.clone());
     let mut docs = Vec::new();
+    let mut lookups = Vec::new();
     for doc in &y.docs {
         if let Some(e) = &doc.error {
             gk000.get_or_insert_with(|| e.message.clone());
@@ -301,10 +309,66 @@ fn golint(name: &str, bytes: &[u8]) -> Golint {
         let Some(root) = doc.root else { continue };
         match to_json(&y, root, &mut Vec::new()) {
             Ok(Value::Null) => {}
-            v => docs.push(v),
+            v => {
+                lookups.push(match &v {
+                    Ok(_) => via_lookups(&y, root, &mut Vec::new()),
+                    Err(e) => Err(e.clone()),
+                });
+                docs.push(v);
+            }
         }
     }
-    Golint { gk000, docs }
+    Golint {
+        gk000,
+        docs,
+        lookups,
+    }
+}
+
+/// A node's JSON as rules and fixes read it: a mapping through `Yaml::entries` (one entry per
+/// key, the one that takes effect), each entry checked against what `get_entry` and
+/// `get_entries` find for its key; a sequence through `Yaml::items`. [`to_json`] models
+/// go-yaml's decoding on the tree; this checks that the lookups give the same answer, so that
+/// a rule reads, and a fix edits, the value the API server gets.
+fn via_lookups(y: &Yaml, id: NodeId, open: &mut Vec<NodeId>) -> Result<Value, String> {
+    let r = y.resolve(id).ok_or("unknown anchor")?;
+    if open.contains(&r) {
+        return Err("anchor value contains itself".to_string());
+    }
+    match &y.node(r).kind {
+        NodeKind::Mapping { .. } => {
+            open.push(r);
+            let mut out = Map::new();
+            for (k, v) in y.entries(r) {
+                if let Some(text) = y.str(k) {
+                    let found = y.get_entry(r, text);
+                    let [one_pass] = y.get_entries(r, [text]);
+                    if found != Some((k, v)) || one_pass != found {
+                        return Err(format!(
+                            "for key {text:?} entries() has node {v}, get_entry {:?}, \
+                             get_entries {:?}",
+                            found.map(|e| e.1),
+                            one_pass.map(|e| e.1)
+                        ));
+                    }
+                }
+                out.insert(key_string(y, k, open)?, via_lookups(y, v, open)?);
+            }
+            open.pop();
+            Ok(Value::Object(out))
+        }
+        NodeKind::Sequence { .. } => {
+            open.push(r);
+            let items = y
+                .items(r)
+                .iter()
+                .map(|&i| via_lookups(y, i, open))
+                .collect::<Result<Vec<_>, _>>();
+            open.pop();
+            Ok(Value::Array(items?))
+        }
+        _ => to_json(y, r, open),
+    }
 }
 
 /// A scalar as go-yaml v2 decodes it into an `interface{}`.
@@ -645,6 +709,18 @@ fn compare(ours: &Golint, theirs: &Kubectl) -> Option<(Kind, String)> {
                     return Some((Kind::Value, format!("document {i}: {d}")));
                 }
             }
+            for (i, (o, t)) in ours.lookups.iter().zip(&theirs.docs).enumerate() {
+                let d = match o {
+                    Err(e) => Some(format!("the lookups disagree: {e}")),
+                    Ok(o) => difference(o, t, &mut String::new()),
+                };
+                if let Some(d) = d {
+                    return Some((
+                        Kind::Lookup,
+                        format!("document {i}, read as rules read it: {d}"),
+                    ));
+                }
+            }
             None
         }
     }
@@ -868,6 +944,7 @@ fn edge_cases() -> Vec<(String, String)> {
     ];
     cases
         .into_iter()
+        .chain(duplicate_and_merge_cases())
         .map(|(n, t)| (format!("gen/edge/{n}"), t))
         .collect()
 }
@@ -892,6 +969,87 @@ fn parity_cases() -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .map(|(n, t)| (format!("gen/parity/{n}"), t))
         .collect()
+}
+
+/// Repeated keys and merge keys, whose order decides which value the API server gets: go-yaml
+/// v2 keeps a repeated key's last value, and a merge key writes the merged entries where it
+/// stands (over the keys before it, under the keys after it; of a list of mappings, the earlier
+/// ones win). Rules and fixes must read the value that takes effect (issue 39).
+fn duplicate_and_merge_cases() -> Vec<(&'static str, String)> {
+    let deployment = |container: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  template:\n    \
+             spec:\n      containers:\n        - name: api\n          image: ghcr.io/acme/api:1\n{container}"
+        )
+    };
+    // A mapping wide enough for the lookups' set-based path, with both kinds of repeats.
+    let mut wide = String::from("base: &base {k3: merged, k17: merged, extra: merged}\nm:\n");
+    for i in 0..20 {
+        wide.push_str(&format!("  k{i}: first\n"));
+    }
+    wide.push_str("  <<: *base\n  k5: last\n  k17: after-merge\n");
+    vec![
+        ("duplicate-key-last-wins", "a: 1\nb: x\na: 2\n".into()),
+        (
+            "duplicate-mapping-key-replaces-the-whole-mapping",
+            "m:\n  x: 1\n  z: 1\nm:\n  x: 2\n".into(),
+        ),
+        (
+            "duplicate-flow-key",
+            "m: {a: 1, b: 2, a: 3}\nl: [{name: x, value: a, value: b}]\n".into(),
+        ),
+        (
+            "merge-overrides-the-key-before-it",
+            deployment(
+                "          resources:\n            limits:\n              memory: 2Gi\n              \
+                 <<: {memory: 256Mi}\n",
+            ),
+        ),
+        (
+            "key-after-merge-overrides-it",
+            "m:\n  <<: {memory: 256Mi, cpu: 1}\n  memory: 2Gi\n".into(),
+        ),
+        (
+            "merge-list-earlier-mapping-wins",
+            "a: &a {x: a, p: a}\nb: &b {x: b, q: b}\nm:\n  x: 0\n  p: 0\n  q: 0\n  r: 0\n  \
+             <<: [*a, *b]\n  r: 9\n"
+                .into(),
+        ),
+        (
+            "merge-list-of-written-mappings",
+            "m:\n  x: 0\n  <<: [{x: 1}, {x: 2, y: 2}]\n  y: 9\n  x: 3\n  x: 4\n".into(),
+        ),
+        (
+            "nested-merge-inside-the-merged-mapping",
+            "a: &a {x: a, <<: {x: inner, w: inner}}\nb: &b {<<: {x: inner, w: inner}, x: b}\n\
+             m:\n  w: 0\n  <<: *a\nl:\n  w: 0\n  <<: *b\n"
+                .into(),
+        ),
+        (
+            "repeated-merge-keys",
+            "b: &b {a: 1, b: 1}\nm:\n  a: 0\n  <<: *b\n  <<: {b: 2}\n  a: 3\n  a: 4\n".into(),
+        ),
+        (
+            "merge-tags",
+            "m:\n  a: 0\n  !!merge <<: {a: 1}\nl:\n  a: 0\n  !!str <<: {a: 1}\n  \"<<\": {a: 2}\n"
+                .into(),
+        ),
+        (
+            "duplicate-env-keys",
+            deployment(
+                "          env:\n            - name: OLD\n              value: x\n          \
+                 resources:\n            limits: {cpu: \"2\", memory: 512Mi}\n          env:\n            \
+                 - name: LOG_LEVEL\n              value: info\n",
+            ),
+        ),
+        (
+            "duplicate-resources-in-a-merged-anchor",
+            "defaults: &defaults\n  resources: {limits: {memory: 1Gi}}\n  resources: {limits: {memory: 3Gi}}\n\
+             c:\n  name: api\n  <<: *defaults\n"
+                .into(),
+        ),
+        ("wide-mapping-with-repeats-and-a-merge", wide),
+    ]
 }
 
 /// The value part of a `key: value` line (or `- key: value`), when it is a plain scalar.
@@ -1532,4 +1690,63 @@ fn the_comparison_sees_each_kind_of_difference() {
         Some(Kind::Conversion)
     );
     assert_eq!(kind("a: [\n", kubectl(&[], Some("refused"))), None);
+    // A tree that converts as kubectl decodes it, but that the lookups read otherwise.
+    let ours = Golint {
+        gk000: None,
+        docs: vec![Ok(serde_json::json!({"a": 2}))],
+        lookups: vec![Ok(serde_json::json!({"a": 1}))],
+    };
+    assert_eq!(
+        compare(&ours, &kubectl(&[r#"{"a":2}"#], None)).map(|(k, _)| k),
+        Some(Kind::Lookup)
+    );
+}
+
+/// What rules read through the lookups, against what kubectl decoded (the JSON below is the
+/// kubectl probe's output for each text): a repeated key keeps its last value, a merge key
+/// overrides the keys before it and not those after it, a list of merged mappings lets the
+/// earlier ones win, and merges inside merged mappings apply where they stand.
+#[test]
+fn lookups_read_the_value_kubectl_decodes_from_repeats_and_merges() {
+    let cases = [
+        ("a: 1\nb: x\na: 2\n", r#"{"a":2,"b":"x"}"#),
+        (
+            "m:\n  memory: 2Gi\n  <<: {memory: 256Mi}\n",
+            r#"{"m":{"memory":"256Mi"}}"#,
+        ),
+        (
+            "m:\n  <<: {memory: 256Mi}\n  memory: 2Gi\n",
+            r#"{"m":{"memory":"2Gi"}}"#,
+        ),
+        (
+            "a: &a {x: a, p: a}\nb: &b {x: b, q: b}\nm:\n  x: 0\n  p: 0\n  q: 0\n  r: 0\n  <<: [*a, *b]\n  r: 9\n",
+            r#"{"a":{"x":"a","p":"a"},"b":{"x":"b","q":"b"},"m":{"x":"a","p":"a","q":"b","r":9}}"#,
+        ),
+        (
+            "a: &a {x: a, <<: {x: inner, w: inner}}\nm:\n  w: 0\n  <<: *a\n",
+            r#"{"a":{"x":"inner","w":"inner"},"m":{"x":"inner","w":"inner"}}"#,
+        ),
+        (
+            "b: &b {a: 1, b: 1}\nm:\n  a: 0\n  <<: *b\n  <<: {b: 2}\n  a: 3\n  a: 4\n",
+            r#"{"b":{"a":1,"b":1},"m":{"a":4,"b":2}}"#,
+        ),
+        (
+            "m:\n  a: 0\n  !!merge <<: {a: 1}\nl:\n  a: 0\n  !!str <<: {a: 1}\n",
+            r#"{"m":{"a":1},"l":{"<<":{"a":1},"a":0}}"#,
+        ),
+    ];
+    for (text, theirs) in cases {
+        let ours = golint("t", text.as_bytes());
+        assert!(ours.gk000.is_none(), "{text}");
+        let theirs: Value = serde_json::from_str(theirs).unwrap();
+        assert_eq!(ours.docs.len(), 1, "{text}");
+        let read = ours.lookups[0]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(
+            difference(read, &theirs, &mut String::new()),
+            None,
+            "{text}"
+        );
+    }
 }

@@ -546,6 +546,17 @@ pub fn add_nested_entry(
 pub fn remove_entry(em: &Emitter, map: NodeId, key: NodeId, value: NodeId) -> Result<Edit, Skip> {
     let (src, y) = (em.src, em.y);
     em.guard_shared(map, "the mapping")?;
+    // The entry must be the one that takes effect, written in this mapping, and the only write
+    // of its key: removing it must not bring another value (a repeated key, a merge) back.
+    if let NodeKind::Mapping { entries, .. } = &y.node(map).kind {
+        let name = y.str(key).unwrap_or_default();
+        if !entries.contains(&(key, value)) {
+            return Err(format!("not fixed automatically: {name} comes from a merge key (<<); change it where it is written"));
+        }
+        if y.writes_of(map, name) > 1 {
+            return Err(format!("not fixed automatically: {name} is written more than once in this mapping (a repeated key or a merge key), and removing the copy that takes effect would bring another one back"));
+        }
+    }
     match &y.node(map).kind {
         NodeKind::Mapping {
             entries,

@@ -6,8 +6,9 @@
 //! from the parser's events and keep it lossless enough for diagnostics and fixes.
 //!
 //! Anchors and aliases stay references (an alias node points at its anchored node); lookups follow
-//! them under a hop budget, and merge keys (`<<`) are applied at lookup time. Nothing is ever
-//! copied, so an alias bomb costs no more than its text.
+//! them under a hop budget, and merge keys (`<<`) are applied at lookup time, in the order kubectl
+//! applies them (see [`Yaml::get_entry`]). Nothing is ever copied, so an alias bomb costs no more
+//! than its text.
 //!
 //! The parser is behind this one module (see [`parse`]) so that it can be swapped.
 
@@ -761,22 +762,23 @@ impl<'a> Yaml<'a> {
             .is_some_and(|r| matches!(self.nodes[r as usize].kind, NodeKind::Mapping { .. }))
     }
 
-    /// Entries of a mapping with merge keys applied: explicit entries first, then merged entries
-    /// whose key is not already present (YAML merge semantics: explicit keys win).
+    /// The entries of a mapping as kubectl and Helm decode it: one per key, each the entry that
+    /// takes effect for that key (see [`Yaml::get_entry`]), in the order they are written.
     pub fn entries(&self, map: NodeId) -> Vec<(NodeId, NodeId)> {
         // Most mappings are small and have no merge key: their entries are the written ones less
-        // repeated keys, found without building a set.
+        // the earlier copies of repeated keys, found without building a set.
         if let Some(NodeKind::Mapping { entries, .. }) =
             self.resolve(map).map(|r| &self.nodes[r as usize].kind)
         {
             if entries.len() <= 16 && !entries.iter().any(|&(k, _)| self.is_merge_key(k)) {
                 let mut out: Vec<(NodeId, NodeId)> = Vec::with_capacity(entries.len());
-                for &(k, v) in entries {
+                for &(k, v) in entries.iter().rev() {
                     let key = self.str(k);
                     if key.is_none() || !out.iter().any(|&(o, _)| self.str(o) == key) {
                         out.push((k, v));
                     }
                 }
+                out.reverse();
                 return out;
             }
         }
@@ -789,11 +791,13 @@ impl<'a> Yaml<'a> {
         let mut budget = HOP_BUDGET;
         let mut seen = HashSet::new();
         self.collect_entries(map, &mut out, &mut seen, &mut budget);
+        out.reverse();
         out
     }
 
-    /// `seen` holds the string keys already in `out`: explicit keys shadow merged ones, and a
-    /// set keeps a wide mapping with a merge key linear.
+    /// Push the writes of `map` latest first (see [`Yaml::get_entry`]), each key only the first
+    /// time it is met: that is the write that takes effect. `seen` holds the string keys already
+    /// in `out`, a set so that a wide mapping with a merge key stays linear.
     fn collect_entries<'s>(
         &'s self,
         map: NodeId,
@@ -805,10 +809,15 @@ impl<'a> Yaml<'a> {
         let NodeKind::Mapping { entries, .. } = &self.nodes[map as usize].kind else {
             return;
         };
-        let mut merges = Vec::new();
-        for &(k, v) in entries {
+        for &(k, v) in entries.iter().rev() {
             if self.is_merge_key(k) {
-                merges.push(v);
+                if *budget == 0 {
+                    continue;
+                }
+                *budget -= 1;
+                for &m in self.merged_latest_first(&v) {
+                    self.collect_entries(m, out, seen, budget);
+                }
                 continue;
             }
             if let Some(key) = self.str(k) {
@@ -818,63 +827,112 @@ impl<'a> Yaml<'a> {
             }
             out.push((k, v));
         }
-        for m in merges {
-            if *budget == 0 {
-                return;
-            }
-            *budget -= 1;
-            let Some(r) = self.resolve(m) else { continue };
-            match &self.nodes[r as usize].kind {
-                NodeKind::Sequence { items, .. } => {
-                    for &i in items {
-                        self.collect_entries(i, out, seen, budget);
-                    }
-                }
-                _ => self.collect_entries(r, out, seen, budget),
-            }
+    }
+
+    /// The mappings a merge key's value writes, the one written last first. go-yaml v2 writes
+    /// the mappings of a sequence from its last item to its first, so that earlier items win.
+    fn merged_latest_first<'s>(&'s self, value: &'s NodeId) -> &'s [NodeId] {
+        match self.resolve(*value).map(|r| &self.nodes[r as usize].kind) {
+            Some(NodeKind::Sequence { items, .. }) => items,
+            _ => std::slice::from_ref(value),
         }
     }
 
+    /// A merge key as go-yaml reads one: a plain `<<`, untagged or tagged `!!merge`.
     fn is_merge_key(&self, k: NodeId) -> bool {
         matches!(&self.nodes[k as usize].kind,
-            NodeKind::Scalar { value, style: Style::Plain, .. } if value == "<<")
+            NodeKind::Scalar { value, style: Style::Plain, tag } if value == "<<"
+                && tag.as_deref().is_none_or(|t| t.ends_with(":merge") || t == "!!merge"))
     }
 
-    /// The entry for `key`: (key node, value node). Explicit keys first, then merged ones.
+    /// The entry for `key`: (key node, value node), the one that takes effect when kubectl or
+    /// Helm decodes the mapping (go-yaml v2, which tests/kubectl_yaml.rs checks this against).
+    ///
+    /// go-yaml fills a map in the order the entries are written, each write replacing the value
+    /// before it: a repeated key keeps its last value, and a merge key (`<<`) writes the merged
+    /// mappings' entries where it stands, so it overrides the keys written before it and is
+    /// overridden by those after it (no "explicit keys win", unlike YAML 1.1's merge spec and
+    /// go-yaml v3). So the entry that takes effect is the first met walking the writes backwards.
     pub fn get_entry(&self, map: NodeId, key: &str) -> Option<(NodeId, NodeId)> {
         self.find_entry(map, |k| key_eq(k, key))
     }
 
-    /// The first entry whose key text `is_key` accepts, as [`Yaml::get_entry`] finds it: for keys
-    /// that are cheaper to test than to build.
+    /// The entry that takes effect for a key `is_key` accepts, as [`Yaml::get_entry`] finds it
+    /// (of several accepted keys, the last written): for keys that are cheaper to test than to
+    /// build.
     pub fn find_entry(
         &self,
         map: NodeId,
         is_key: impl Fn(&str) -> bool,
     ) -> Option<(NodeId, NodeId)> {
+        let mut budget = HOP_BUDGET;
+        self.last_write(map, &is_key, &mut budget)
+    }
+
+    fn last_write(
+        &self,
+        map: NodeId,
+        is_key: &impl Fn(&str) -> bool,
+        budget: &mut usize,
+    ) -> Option<(NodeId, NodeId)> {
         let r = self.resolve(map)?;
         let NodeKind::Mapping { entries, .. } = &self.nodes[r as usize].kind else {
             return None;
         };
-        // Fast path: most mappings have no merge keys.
-        let mut has_merge = false;
-        for &(k, v) in entries {
-            match &self.nodes[k as usize].kind {
-                NodeKind::Scalar { value, .. } if is_key(value) => return Some((k, v)),
-                NodeKind::Scalar {
-                    value,
-                    style: Style::Plain,
-                    ..
-                } if value == "<<" => has_merge = true,
-                _ => {}
+        // Most mappings have no merge key: then this is one backward pass over the keys.
+        for &(k, v) in entries.iter().rev() {
+            let key = match &self.nodes[k as usize].kind {
+                NodeKind::Scalar { value, .. } => value.as_ref(),
+                NodeKind::Alias { .. } => match self.str(k) {
+                    Some(key) => key,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            if key == "<<" && self.is_merge_key(k) {
+                if *budget == 0 {
+                    continue;
+                }
+                *budget -= 1;
+                for &m in self.merged_latest_first(&v) {
+                    if let found @ Some(_) = self.last_write(m, is_key, budget) {
+                        return found;
+                    }
+                }
+            } else if is_key(key) {
+                return Some((k, v));
             }
         }
-        if !has_merge {
-            return None;
+        None
+    }
+
+    /// How often `key` is written in `map`, directly or through merge keys: more than once, and
+    /// removing the entry that takes effect would bring another value back.
+    pub fn writes_of(&self, map: NodeId, key: &str) -> usize {
+        let mut budget = HOP_BUDGET;
+        self.count_writes(map, key, &mut budget)
+    }
+
+    fn count_writes(&self, map: NodeId, key: &str, budget: &mut usize) -> usize {
+        let Some(r) = self.resolve(map) else { return 0 };
+        let NodeKind::Mapping { entries, .. } = &self.nodes[r as usize].kind else {
+            return 0;
+        };
+        let mut n = 0;
+        for &(k, v) in entries {
+            if self.is_merge_key(k) {
+                if *budget == 0 {
+                    continue;
+                }
+                *budget -= 1;
+                for &m in self.merged_latest_first(&v) {
+                    n += self.count_writes(m, key, budget);
+                }
+            } else if self.str(k).is_some_and(|s| key_eq(s, key)) {
+                n += 1;
+            }
         }
-        self.entries(r)
-            .into_iter()
-            .find(|(k, _)| self.str(*k).is_some_and(&is_key))
+        n
     }
 
     /// The entries for several keys, each as [`Yaml::get_entry`] finds it, in one pass over the
@@ -891,21 +949,23 @@ impl<'a> Yaml<'a> {
         let NodeKind::Mapping { entries, .. } = &self.nodes[r as usize].kind else {
             return found;
         };
-        let mut has_merge = false;
+        // A merge key, or a key that is an alias, is left to `get_entry`.
+        let mut one_by_one = false;
         for &(k, v) in entries {
-            let NodeKind::Scalar { value, style, .. } = &self.nodes[k as usize].kind else {
+            let NodeKind::Scalar { value, .. } = &self.nodes[k as usize].kind else {
+                one_by_one |= matches!(self.nodes[k as usize].kind, NodeKind::Alias { .. });
                 continue;
             };
-            has_merge |= *style == Style::Plain && value == "<<";
-            if let Some(i) = keys.iter().position(|key| key_eq(value, key)) {
-                found[i].get_or_insert((k, v));
+            if value == "<<" && self.is_merge_key(k) {
+                one_by_one = true;
+            } else if let Some(i) = keys.iter().position(|key| key_eq(value, key)) {
+                // A repeated key: the later write replaces the earlier.
+                found[i] = Some((k, v));
             }
         }
-        if has_merge {
+        if one_by_one {
             for (slot, key) in found.iter_mut().zip(keys) {
-                if slot.is_none() {
-                    *slot = self.get_entry(r, key);
-                }
+                *slot = self.get_entry(r, key);
             }
         }
         found
