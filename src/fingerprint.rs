@@ -26,7 +26,14 @@ fn walk<'y>(y: &'y Yaml, root: NodeId, offset: usize, mut step: impl FnMut(Step<
     'down: loop {
         match &y.node(node).kind {
             NodeKind::Mapping { entries, .. } => {
-                for &(k, v) in entries {
+                // Siblings lie in text order, so the first that can hold the offset is found by
+                // bisection: a scan from the start made a list of N items cost N per finding.
+                let end = |&(k, v): &(NodeId, NodeId)| y.span(k).end.max(y.span(v).end);
+                let first = entries.partition_point(|e| end(e) <= offset);
+                for &(k, v) in &entries[first..] {
+                    if y.span(k).start > offset {
+                        break;
+                    }
                     let on_key = y.span(k).contains(&offset);
                     if on_key || y.span(v).contains(&offset) {
                         step(Step::Key(y.str(k).unwrap_or("?")));
@@ -39,7 +46,11 @@ fn walk<'y>(y: &'y Yaml, root: NodeId, offset: usize, mut step: impl FnMut(Step<
                 }
             }
             NodeKind::Sequence { items, .. } => {
-                for (i, &item) in items.iter().enumerate() {
+                let first = items.partition_point(|&item| y.span(item).end <= offset);
+                for (i, &item) in items.iter().enumerate().skip(first) {
+                    if y.span(item).start > offset {
+                        break;
+                    }
                     if y.span(item).contains(&offset) {
                         match y
                             .is_mapping(item)

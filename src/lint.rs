@@ -316,11 +316,17 @@ pub fn check_file(
     }
 
     // Suppressions, then config severity overrides.
-    // Every suppression applies within one document, so each finding only looks at its own
-    // document's (one stream can carry thousands of annotated objects).
-    let mut by_doc: std::collections::HashMap<usize, Vec<usize>> = Default::default();
+    // Each finding only looks at the suppressions that can reach it: those of its document, of
+    // its line and of its object (one `kind: List` carries thousands of annotated objects in one
+    // document, and a finding that tried all of them made the list quadratic).
+    let mut reach: std::collections::HashMap<Reach, Vec<usize>> = Default::default();
     for (i, s) in suppressions.iter().enumerate() {
-        by_doc.entry(s.document()).or_default().push(i);
+        let key = match &s.scope {
+            Scope::Line(line) => Reach::Line(s.doc, *line),
+            Scope::Document(d) => Reach::Document(*d),
+            Scope::Object { doc, object, .. } => Reach::Object(*doc, *object),
+        };
+        reach.entry(key).or_default().push(i);
     }
     // In place: `retain` visits the findings once each, in order, so they pair with their owners.
     let mut owners = owners.into_iter();
@@ -329,14 +335,21 @@ pub fn check_file(
         if !sel.enabled(d.code, cfg) {
             return false;
         }
-        let Some(candidates) = by_doc.get(&d.document) else {
+        if reach.is_empty() {
             return true;
-        };
+        }
         let line = src.line_index(d.range.start);
+        let keys = [
+            Some(Reach::Document(d.document)),
+            Some(Reach::Line(d.document, line)),
+            owner.map(|(object, _)| Reach::Object(d.document, object)),
+        ];
         let mut suppressed = false;
         // Every match counts (a suppression that matched nothing is reported as unused).
-        for &i in candidates {
-            suppressed |= suppressions[i].matches(d.code, d.document, line, owner);
+        for key in keys.iter().flatten() {
+            for &i in reach.get(key).map_or(&[][..], Vec::as_slice) {
+                suppressed |= suppressions[i].matches(d.code, d.document, line, owner);
+            }
         }
         !suppressed
     });
@@ -444,6 +457,14 @@ pub const PARALLEL_FINDINGS: usize = 1024;
 
 /// Above this many YAML nodes, a file's tree is freed, and its layout detected, in parallel.
 pub const PARALLEL_NODES: usize = 100_000;
+
+/// What a suppression reaches: a document, a line of one, or an object of one.
+#[derive(PartialEq, Eq, Hash)]
+enum Reach {
+    Document(usize),
+    Line(usize, usize),
+    Object(usize, u32),
+}
 
 /// Who a diagnostic belongs to, for annotation suppressions: (object root, container).
 type Owner<'y> = Option<(u32, Option<&'y str>)>;

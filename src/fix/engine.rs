@@ -109,7 +109,7 @@ pub fn fix_source(
     let mut cur = src;
     let mut applied: Vec<Applied> = Vec::new();
     // Each round's edits, in the coordinates of the text before that round: (range, new length).
-    let mut rounds: Vec<Vec<(Range<usize>, usize)>> = Vec::new();
+    let mut rounds: Vec<Round> = Vec::new();
     // A fix whose finding comes back after it was applied is not applied again.
     let mut done: HashSet<Identity> = HashSet::new();
     // What the last round applied and what its text had (duplicate keys, documents): the text it
@@ -210,12 +210,12 @@ pub fn fix_source(
                     });
                     done.insert(identity(d, &rounds));
                 }
-                rounds.push(
+                rounds.push(Round::new(
                     edits
                         .iter()
                         .map(|e| (e.range.clone(), e.text.len()))
                         .collect(),
-                );
+                ));
                 pending = Some((
                     chosen.iter().map(|d| d.code).collect(),
                     y.duplicates.len(),
@@ -264,7 +264,7 @@ fn syntax_error(src: &Source, y: &Yaml) -> Option<String> {
 /// same name and problem had one identity, and fixing the first left the second for another run.
 type Identity = (Code, usize, Option<String>, String, usize);
 
-fn identity(d: &Diagnostic, rounds: &[Vec<(Range<usize>, usize)>]) -> Identity {
+fn identity(d: &Diagnostic, rounds: &[Round]) -> Identity {
     (
         d.code,
         d.document,
@@ -292,9 +292,9 @@ fn choose<'d>(
     diags: &'d [Diagnostic],
     unsafe_fixes: bool,
     done: &HashSet<Identity>,
-    rounds: &[Vec<(Range<usize>, usize)>],
+    rounds: &[Round],
 ) -> Vec<&'d Diagnostic> {
-    let mut taken: Vec<Range<usize>> = Vec::new();
+    let mut taken = Taken::default();
     let mut containers: HashSet<(usize, Option<String>, Option<String>)> = HashSet::new();
     let mut chosen = Vec::new();
     let mut candidates: Vec<&Diagnostic> = diags
@@ -315,11 +315,7 @@ fn choose<'d>(
     });
     for d in candidates {
         let edits = &d.fix.as_ref().unwrap().edits;
-        let collides = edits.iter().any(|e| {
-            taken
-                .iter()
-                .any(|t| e.range.start.max(t.start) <= e.range.end.min(t.end))
-        });
+        let collides = edits.iter().any(|e| taken.meets(&e.range));
         if collides {
             continue;
         }
@@ -333,10 +329,50 @@ fn choose<'d>(
                 continue;
             }
         }
-        taken.extend(edits.iter().map(|e| e.range.clone()));
+        for e in edits {
+            taken.add(&e.range);
+        }
         chosen.push(d);
     }
     chosen
+}
+
+/// The edits taken in a round, as the union of their ranges with both ends included (an edit
+/// that merely meets a taken one collides): disjoint intervals by start, so whether an edit
+/// collides is one lookup, not a pass over every edit taken (a pod with thousands of containers
+/// takes thousands).
+#[derive(Default)]
+struct Taken(std::collections::BTreeMap<usize, usize>);
+
+impl Taken {
+    /// The interval that starts last at or before `at`, if it reaches `at`.
+    fn reaching(&self, at: usize) -> Option<(usize, usize)> {
+        let (&s, &e) = self.0.range(..=at).next_back()?;
+        (e >= at).then_some((s, e))
+    }
+
+    fn meets(&self, r: &Range<usize>) -> bool {
+        // Disjoint intervals end in the order they start: only the last one starting at or
+        // before `r.end` can reach back to `r.start`.
+        self.0
+            .range(..=r.end)
+            .next_back()
+            .is_some_and(|(_, &e)| e >= r.start)
+    }
+
+    fn add(&mut self, r: &Range<usize>) {
+        let (mut start, mut end) = (r.start, r.end);
+        if let Some((s, e)) = self.reaching(start) {
+            start = s;
+            end = end.max(e);
+        }
+        // Swallow every interval that starts inside the new one.
+        while let Some((&s, &e)) = self.0.range(start..=end).next() {
+            self.0.remove(&s);
+            end = end.max(e);
+        }
+        self.0.insert(start, end);
+    }
 }
 
 /// Apply sorted, non-overlapping edits (an insertion may precede a replacement at the same point).
@@ -352,13 +388,62 @@ pub fn apply(text: &str, edits: &[&Edit]) -> String {
     out
 }
 
+/// One round's edits, sorted, in the coordinates of the text before it: (range, new length),
+/// and for each edit the shift the edits before it made.
+struct Round {
+    edits: Vec<(Range<usize>, usize)>,
+    shift_before: Vec<isize>,
+}
+
+impl Round {
+    fn new(edits: Vec<(Range<usize>, usize)>) -> Round {
+        let mut shift = 0isize;
+        let shift_before = edits
+            .iter()
+            .map(|(r, len)| {
+                let before = shift;
+                shift += *len as isize - r.len() as isize;
+                before
+            })
+            .collect();
+        Round {
+            edits,
+            shift_before,
+        }
+    }
+}
+
 /// Map an offset in the text after all `rounds` back to the original text. An offset inside text
 /// a round inserted maps to where that insertion began (`end`: to where the replaced text ended).
-fn map_back(rounds: &[Vec<(Range<usize>, usize)>], mut pos: usize, end: bool) -> usize {
-    for edits in rounds.iter().rev() {
-        let mut delta: isize = 0;
+fn map_back(rounds: &[Round], mut pos: usize, end: bool) -> usize {
+    for round in rounds.iter().rev() {
+        let edits = &round.edits;
+        // Edits that end before `pos` in the new text only shift it: they are skipped by
+        // bisection (a round of a pod with thousands of containers has thousands of edits, and
+        // every finding of the next round is mapped back). Sorted edits that do not overlap end
+        // in the new text in the order they come.
+        let new_end =
+            |i: usize| (edits[i].0.start as isize + round.shift_before[i]) as usize + edits[i].1;
+        let first = {
+            let (mut lo, mut hi) = (0, edits.len());
+            while lo < hi {
+                let mid = (lo + hi) / 2;
+                if new_end(mid) < pos {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        };
+        let mut delta: isize = round.shift_before.get(first).copied().unwrap_or_else(|| {
+            round.shift_before.last().copied().unwrap_or(0)
+                + edits
+                    .last()
+                    .map_or(0, |(r, len)| *len as isize - r.len() as isize)
+        });
         let mut mapped = None;
-        for (r, len) in edits {
+        for (r, len) in &edits[first..] {
             let new_start = (r.start as isize + delta) as usize;
             let new_end = new_start + len;
             if pos < new_start {
@@ -418,8 +503,15 @@ fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
     };
     'down: loop {
         match &y.node(node).kind {
+            // Every way of holding the edit starts at or before it and ends at or after it:
+            // siblings that end before it are skipped by bisection, not one by one (a fix in
+            // the last of thousands of containers walked past all the others).
             NodeKind::Mapping { entries, .. } => {
-                for &(k, v) in entries {
+                let first = entries.partition_point(|&(_, v)| y.span(v).end < r.start);
+                for &(k, v) in &entries[first..] {
+                    if y.span(v).start > r.start {
+                        break;
+                    }
                     if holds(v, y.span(k).start) {
                         path.push(PathSeg::Key(y.str(k).unwrap_or("").to_string()));
                         node = v;
@@ -428,7 +520,11 @@ fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
                 }
             }
             NodeKind::Sequence { items, .. } => {
-                for (i, &item) in items.iter().enumerate() {
+                let first = items.partition_point(|&item| y.span(item).end < r.start);
+                for (i, &item) in items.iter().enumerate().skip(first) {
+                    if y.span(item).start > r.start {
+                        break;
+                    }
                     if holds(item, y.span(item).start) {
                         path.push(PathSeg::Index(i));
                         node = item;
@@ -470,7 +566,7 @@ mod tests {
     #[test]
     fn offsets_map_back_through_rounds() {
         // Round 1 inserted 3 bytes at 5; round 2 replaced 10..12 (round-1 text) with 1 byte.
-        let rounds = vec![vec![(5..5, 3)], vec![(10..12, 1)]];
+        let rounds = vec![Round::new(vec![(5..5, 3)]), Round::new(vec![(10..12, 1)])];
         assert_eq!(map_back(&rounds, 2, false), 2);
         assert_eq!(map_back(&rounds, 6, false), 5);
         assert_eq!(map_back(&rounds, 10, false), 7);
