@@ -32,6 +32,7 @@ pub const KEYS: &[&str] = &[
     "per-file-ignores",
     "pod-spec-paths",
     "inspect-images",
+    "image-registries",
 ];
 
 /// Where the config's JSON Schema is published, for editors (yaml-language-server).
@@ -151,6 +152,9 @@ pub struct Config {
     /// Read the images of this file's containers from their registries, as
     /// `lint --inspect-images` does for every file.
     pub inspect_images: bool,
+    /// `image-registries`: registries (host, host:port, `*.domain`) read besides the public
+    /// ones, at any address (docs/images.md).
+    pub image_registries: Vec<String>,
 }
 
 impl Default for Config {
@@ -173,6 +177,7 @@ impl Default for Config {
             per_file_ignores: Vec::new(),
             pod_spec_paths: Vec::new(),
             inspect_images: false,
+            image_registries: Vec::new(),
         }
     }
 }
@@ -386,6 +391,11 @@ impl Config {
                 }
                 "assume-go" => cfg.assume_go = p.bool(v)?,
                 "inspect-images" => cfg.inspect_images = p.bool(v)?,
+                "image-registries" => {
+                    for i in p.seq(v)? {
+                        cfg.image_registries.push(p.string(i)?.to_string());
+                    }
+                }
                 "go-images" => cfg.go_images = p.globs(v)?,
                 "non-go-images" => cfg.non_go_images = p.globs(v)?,
                 "sizes-gomaxprocs" => cfg.sizes_gomaxprocs = p.globs(v)?,

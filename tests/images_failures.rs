@@ -33,8 +33,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use images_common::{
-    crane_registry, deployment, distribution_registry, findings, go, go_binary, go_program, image,
-    layer, run, runtimes, serve, Lint,
+    allow_loopback, crane_registry, deployment, distribution_registry, findings, go, go_binary,
+    go_program, image, layer, run, runtimes, serve, Lint,
 };
 use serde_json::Value;
 
@@ -107,6 +107,8 @@ enum Fault {
     Garbage(usize),
     /// The blob's headers and its first half, then nothing more: the connection stays open.
     Stall(Arc<Vec<u8>>),
+    /// These bytes instead of the blob, whole.
+    Serve(Arc<Vec<u8>>),
 }
 
 /// A counting, faulting HTTP proxy on loopback in front of `upstream`.
@@ -217,6 +219,11 @@ fn handle(
             conn.flush()?;
             conn.shutdown(Shutdown::Both)
         }
+        Some(Fault::Serve(blob)) => {
+            conn.write_all(blob_head(blob.len()).as_bytes())?;
+            conn.write_all(&blob)?;
+            conn.flush()
+        }
         Some(Fault::Stall(blob)) => {
             conn.write_all(blob_head(blob.len()).as_bytes())?;
             conn.write_all(&blob[..blob.len() / 2])?;
@@ -259,6 +266,7 @@ fn golint_in(
     args: &[&str],
     manifest: &Path,
 ) -> Lint {
+    allow_loopback(manifest.parent().unwrap());
     let started = Instant::now();
     let out = cmd
         .arg("lint")
@@ -860,4 +868,524 @@ fn bearer_tokens_from_a_token_service() {
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert_eq!(runtimes(&again), rt);
     assert_eq!(token_requests(&token_log).len(), before);
+}
+
+/// A scripted HTTP server on loopback: `answer` writes the whole answer to each request, given
+/// its request line and how many requests came before it; the request lines are kept.
+struct Scripted {
+    addr: String,
+    seen: Arc<Mutex<Vec<String>>>,
+}
+
+type Answer = dyn Fn(&str, usize, &mut TcpStream) -> std::io::Result<()> + Send + Sync;
+
+fn scripted(answer: Box<Answer>) -> Scripted {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let answer: Arc<Answer> = Arc::from(answer);
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { continue };
+            let (log, answer) = (log.clone(), answer.clone());
+            std::thread::spawn(move || {
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match conn.read(&mut byte) {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let line = String::from_utf8_lossy(&head)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
+                let n = {
+                    let mut seen = log.lock().unwrap();
+                    seen.push(line.clone());
+                    seen.len() - 1
+                };
+                let _ = answer(&line, n, &mut conn);
+                let _ = conn.flush();
+            });
+        }
+    });
+    Scripted { addr, seen }
+}
+
+/// A complete answer: status, extra header lines (each ending in CRLF), body.
+fn reply(conn: &mut TcpStream, status: &str, extra: &str, body: &[u8]) -> std::io::Result<()> {
+    conn.write_all(
+        format!(
+            "HTTP/1.1 {status}\r\n{extra}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    )?;
+    conn.write_all(body)
+}
+
+/// `mib` MiB of spaces with no Content-Length: only the bytes that arrive say how large it is.
+fn flood(conn: &mut TcpStream, mib: usize) -> std::io::Result<()> {
+    conn.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n",
+    )?;
+    let chunk = vec![b' '; 1 << 20];
+    for _ in 0..mib {
+        conn.write_all(&chunk)?;
+    }
+    Ok(())
+}
+
+fn sha256_of(bytes: &[u8]) -> String {
+    let out = Command::new("sha256sum")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            c.stdin.take().unwrap().write_all(bytes)?;
+            c.wait_with_output()
+        })
+        .unwrap();
+    let hex = String::from_utf8(out.stdout).unwrap();
+    format!("sha256:{}", &hex[..64])
+}
+
+/// `golint-k8s lint` under `/usr/bin/time -v`, killed after `limit`: the run, and its peak
+/// resident memory in KiB.
+fn golint_measured(
+    cache: &Path,
+    args: &[&str],
+    manifest: &Path,
+    env: &[(&str, &Path)],
+    limit: Duration,
+) -> (Lint, u64) {
+    let started = Instant::now();
+    let mut cmd = Command::new("/usr/bin/time");
+    cmd.arg("-v")
+        .arg(env!("CARGO_BIN_EXE_golint-k8s"))
+        .arg("lint")
+        .args(args)
+        .arg(manifest)
+        .env("GOLINT_K8S_CACHE", cache)
+        .env("DOCKER_CONFIG", cache.join("no-docker-config"))
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = out.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the lint was still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = reader.join().unwrap();
+    let stderr = err_reader.join().unwrap();
+    let peak = stderr
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no peak memory in: {stderr}"));
+    let lint = Lint {
+        code: status.code().unwrap_or(-1),
+        stdout,
+        stderr: stderr
+            .lines()
+            .take_while(|l| !l.starts_with("\tCommand being timed"))
+            .map(|l| format!("{l}\n"))
+            .collect(),
+        took: started.elapsed(),
+    };
+    (lint, peak)
+}
+
+#[test]
+fn oversize_bodies_are_notes_in_bounded_memory() {
+    // A manifest of 200 MiB, and a config its manifest declares as 100 bytes but that is served
+    // as 200 MiB, neither with a Content-Length; and a config blob that redirects to the cloud
+    // metadata address.
+    let fake = |c: char| format!("sha256:{}", c.to_string().repeat(64));
+    let manifest_of = |config: &str| {
+        format!(
+            r#"{{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"{config}","size":100}},"layers":[{{"mediaType":"application/vnd.oci.image.layer.v1.tar+gzip","digest":"{}","size":100}}]}}"#,
+            fake('c')
+        )
+    };
+    let small = manifest_of(&fake('b'));
+    let small_digest = sha256_of(small.as_bytes());
+    let redirecting = manifest_of(&fake('e'));
+    let redirecting_digest = sha256_of(redirecting.as_bytes());
+    let big_digest = fake('a');
+    let (s1, d1, s2, d2, d3) = (
+        small.clone(),
+        small_digest.clone(),
+        redirecting.clone(),
+        redirecting_digest.clone(),
+        big_digest.clone(),
+    );
+    let server = scripted(Box::new(move |line, _, conn| {
+        let path = line.split(' ').nth(1).unwrap_or("");
+        let digest_header = |d: &str| format!("Docker-Content-Digest: {d}\r\n");
+        match path {
+            "/v2/" => reply(conn, "200 OK", "", b"{}"),
+            "/v2/bigmanifest/manifests/v1" => reply(conn, "200 OK", &digest_header(&d3), b""),
+            p if p == format!("/v2/bigmanifest/manifests/{d3}") => flood(conn, 200),
+            "/v2/bigconfig/manifests/v1" => reply(conn, "200 OK", &digest_header(&d1), b""),
+            p if p == format!("/v2/bigconfig/manifests/{d1}") => {
+                reply(conn, "200 OK", &digest_header(&d1), s1.as_bytes())
+            }
+            p if p.starts_with("/v2/bigconfig/blobs/") => flood(conn, 200),
+            "/v2/redirect/manifests/v1" => reply(conn, "200 OK", &digest_header(&d2), b""),
+            p if p == format!("/v2/redirect/manifests/{d2}") => {
+                reply(conn, "200 OK", &digest_header(&d2), s2.as_bytes())
+            }
+            p if p.starts_with("/v2/redirect/blobs/") => reply(
+                conn,
+                "302 Found",
+                "Location: http://169.254.169.254/latest/meta-data/\r\n",
+                b"",
+            ),
+            _ => reply(conn, "404 Not Found", "", b"{}"),
+        }
+    }));
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let a = &server.addr;
+    let (bigmanifest, bigconfig, redirect) = (
+        format!("{a}/bigmanifest:v1"),
+        format!("{a}/bigconfig:v1"),
+        format!("{a}/redirect:v1"),
+    );
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(
+        &manifest,
+        deployment(&[
+            ("bigmanifest", &bigmanifest),
+            ("bigconfig", &bigconfig),
+            ("redirect", &redirect),
+        ]),
+    )
+    .unwrap();
+    allow_loopback(dir);
+    let (l, peak) = golint_measured(
+        &dir.join("cache"),
+        &[
+            "--inspect-images",
+            "--registry-timeout",
+            "5",
+            "--format",
+            "json",
+        ],
+        &manifest,
+        &[],
+        Duration::from_secs(120),
+    );
+    println!(
+        "exit {}, {:?}, peak {peak} KiB\n{}",
+        l.code, l.took, l.stderr
+    );
+    assert!(l.code == 0 || l.code == 1, "{}", l.stderr);
+    let said = |image: &str| {
+        let want = format!("note: image {image} was not inspected: ");
+        l.stderr
+            .lines()
+            .find(|line| line.starts_with(&want))
+            .unwrap_or_else(|| panic!("no note for {image}:\n{}", l.stderr))
+            .to_string()
+    };
+    assert!(said(&bigmanifest).contains("the manifest is larger than 4194304 bytes"));
+    assert!(said(&bigconfig).contains("the image config is larger than 4194304 bytes"));
+    assert!(
+        said(&redirect).contains("169.254.169.254")
+            && said(&redirect).contains("not a public address"),
+        "{}",
+        said(&redirect)
+    );
+    // The lint's own findings are all there.
+    let f = findings(&l);
+    for c in ["bigmanifest", "bigconfig", "redirect"] {
+        assert!(f[c].iter().any(|code| code == "GK201"), "{c}: {f:?}");
+    }
+    // 400 MiB were offered; a few MiB are kept.
+    assert!(peak < 150 * 1024, "peak resident memory {peak} KiB");
+}
+
+#[test]
+fn a_trickling_token_service_cannot_outlast_the_deadline() {
+    // The registry refuses every request; its token service answers the first token request at
+    // once and every later one a byte a second.
+    let slot: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
+    let realm = slot.clone();
+    let tokens = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let server = scripted(Box::new(move |line, _, conn| {
+        let path = line.split(' ').nth(1).unwrap_or("");
+        let challenge = format!(
+            "WWW-Authenticate: Bearer realm=\"http://{}/token\",service=\"trickle\"\r\n",
+            realm.lock().unwrap()
+        );
+        if path.starts_with("/token") {
+            if tokens.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 0 {
+                return reply(conn, "200 OK", "", br#"{"token":"t1"}"#);
+            }
+            conn.write_all(b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 1000\r\n\r\n")?;
+            for _ in 0..1000 {
+                conn.write_all(b"x")?;
+                conn.flush()?;
+                std::thread::sleep(Duration::from_secs(1));
+            }
+            return Ok(());
+        }
+        reply(
+            conn,
+            "401 Unauthorized",
+            &challenge,
+            br#"{"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]}"#,
+        )
+    }));
+    *slot.lock().unwrap() = server.addr.clone();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let images: Vec<String> = ["one", "two"]
+        .iter()
+        .map(|n| format!("{}/{n}:v1", server.addr))
+        .collect();
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(
+        &manifest,
+        deployment(&[("one", &images[0]), ("two", &images[1])]),
+    )
+    .unwrap();
+    allow_loopback(dir);
+    let (l, _) = golint_measured(
+        &dir.join("cache"),
+        &[
+            "--inspect-images",
+            "--registry-timeout",
+            "2",
+            "--format",
+            "json",
+        ],
+        &manifest,
+        &[],
+        Duration::from_secs(60),
+    );
+    println!("exit {}, {:?}\n{}", l.code, l.took, l.stderr);
+    assert!(l.code == 0 || l.code == 1, "{}", l.stderr);
+    // Eight timeouts of 2 s for an image, and a margin.
+    assert!(l.took < Duration::from_secs(30), "took {:?}", l.took);
+    for image in &images {
+        assert!(
+            l.stderr
+                .contains(&format!("note: image {image} was not inspected: ")),
+            "{image}: {}",
+            l.stderr
+        );
+    }
+}
+
+#[test]
+fn an_unlisted_loopback_registry_is_not_contacted() {
+    let server = scripted(Box::new(|_, _, conn| reply(conn, "200 OK", "", b"{}")));
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let image = format!("{}/app:v1", server.addr);
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(&manifest, deployment(&[("app", &image)])).unwrap();
+    // No config: the registry is not listed.
+    let l = golint_in(
+        Command::new(env!("CARGO_BIN_EXE_golint-k8s")),
+        &dir.join("cache"),
+        &dir.join("no-docker-config"),
+        &["--inspect-images", "--format", "json"],
+        &manifest,
+    );
+    assert!(l.code == 0 || l.code == 1, "{}", l.stderr);
+    let line = note(&l, &image);
+    assert!(
+        line.contains(&format!("image-registries: [\"{}\"]", server.addr)),
+        "{line}"
+    );
+    assert!(
+        server.seen.lock().unwrap().is_empty(),
+        "requests: {:?}",
+        server.seen.lock().unwrap()
+    );
+    assert!(findings(&l)["app"].iter().any(|c| c == "GK201"));
+}
+
+#[test]
+fn no_trust_store_is_a_note_not_a_panic() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let empty_file = dir.join("no-certs.pem");
+    std::fs::write(&empty_file, "").unwrap();
+    let empty_dir = dir.join("no-certs");
+    std::fs::create_dir(&empty_dir).unwrap();
+    let image = "ghcr.io/golint-k8s/never-pushed:v1";
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(&manifest, deployment(&[("app", image)])).unwrap();
+    let (l, _) = golint_measured(
+        &dir.join("cache"),
+        &["--inspect-images", "--format", "json"],
+        &manifest,
+        &[("SSL_CERT_FILE", &empty_file), ("SSL_CERT_DIR", &empty_dir)],
+        Duration::from_secs(60),
+    );
+    println!("exit {}\n{}", l.code, l.stderr);
+    assert!(l.code == 0 || l.code == 1, "exit {}: {}", l.code, l.stderr);
+    assert!(!l.stderr.contains("panicked"), "{}", l.stderr);
+    assert!(
+        note(&l, image).contains("no HTTPS client could be made"),
+        "{}",
+        l.stderr
+    );
+    assert!(findings(&l)["app"].iter().any(|c| c == "GK201"));
+}
+
+#[test]
+fn a_layer_that_is_not_its_digest_gives_no_facts() {
+    let Some(tools) = tools_and_go() else { return };
+    let crane = tools.crane.as_path();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (_registry, upstream) = crane_registry(crane, dir);
+    // The Go program first, then padding: the scanner has its answer long before the end.
+    let bin = go_binary();
+    let padding: Vec<u8> = (0..200_000u32).map(|i| (i * 7919 % 251) as u8).collect();
+    let l = layer(
+        dir,
+        "tampered.tgz",
+        &[("app/server", &bin), ("app/padding", &padding)],
+    );
+    let tag = image(
+        crane,
+        None,
+        &upstream,
+        "tampered",
+        &[&l],
+        &["--entrypoint", "/app/server"],
+    );
+    let (digest, mut bytes) = top_layer(crane, &tag);
+    // The gzip trailer's last byte: the same length, other content, a Go program as before.
+    *bytes.last_mut().unwrap() ^= 0x55;
+    let proxy = Proxy::start(
+        upstream.clone(),
+        vec![(
+            format!("/v2/tampered/blobs/{digest}"),
+            Fault::Serve(Arc::new(bytes)),
+        )],
+    );
+    let image = format!("{}/tampered:v1", proxy.addr);
+    let manifest = dir.join("deploy.yaml");
+    std::fs::write(&manifest, deployment(&[("app", &image)])).unwrap();
+    let args = ["--inspect-images", "--show-containers", "--format", "json"];
+    let l = golint(
+        &dir.join("cache"),
+        &dir.join("no-docker-config"),
+        &args,
+        &manifest,
+    );
+    println!("{}", l.stderr);
+    assert!(l.code == 0 || l.code == 1, "{}", l.stderr);
+    assert_eq!(proxy.count(&format!("/blobs/{digest}")), 1);
+    let line = note(&l, &image);
+    assert!(line.contains("does not match its digest"), "{line}");
+    let rt = runtimes(&l);
+    let evidence = rt["app"]["evidence"].as_str().unwrap_or("");
+    assert!(!evidence.contains("from image sha256:"), "{}", rt["app"]);
+    assert!(!evidence.contains("Go 1."), "{}", rt["app"]);
+}
+
+#[test]
+fn facts_are_cached_per_registry_and_repository() {
+    let Some(tools) = tools_and_go() else { return };
+    let crane = tools.crane.as_path();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let (_a, reg_a) = crane_registry(crane, &{
+        let d = dir.join("a");
+        std::fs::create_dir(&d).unwrap();
+        d
+    });
+    let (_b, reg_b) = crane_registry(crane, &{
+        let d = dir.join("b");
+        std::fs::create_dir(&d).unwrap();
+        d
+    });
+    let bin = go_binary();
+    let l = layer(dir, "go.tgz", &[("app/server", &bin)]);
+    let tag = image(
+        crane,
+        None,
+        &reg_a,
+        "app",
+        &[&l],
+        &["--entrypoint", "/app/server"],
+    );
+    let digest = run(Command::new(crane).args(["digest", &tag]), "crane digest")
+        .trim()
+        .to_string();
+    // Registry B has another image under the same name, and claims A's digest for nothing.
+    let py = layer(dir, "py.tgz", &[("app/main.py", b"print('hi')\n")]);
+    image(
+        crane,
+        None,
+        &reg_b,
+        "app",
+        &[&py],
+        &["--entrypoint", "python3,/app/main.py"],
+    );
+    let cache = dir.join("cache");
+    let no_config = dir.join("no-docker-config");
+    let args = ["--inspect-images", "--show-containers", "--format", "json"];
+    let run_on = |image: &str, name: &str| {
+        let manifest = dir.join(format!("{name}.yaml"));
+        std::fs::write(&manifest, deployment(&[("app", image)])).unwrap();
+        golint(&cache, &no_config, &args, &manifest)
+    };
+    let from_a = format!("{reg_a}/app@{digest}");
+    let a = run_on(&from_a, "a");
+    let rt = runtimes(&a);
+    assert!(
+        rt["app"]["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("from image sha256:"),
+        "{}\n{}",
+        rt["app"],
+        a.stderr
+    );
+    let from_b = format!("{reg_b}/app@{digest}");
+    let b = run_on(&from_b, "b");
+    println!("{}", b.stderr);
+    let rt = runtimes(&b);
+    let evidence = rt["app"]["evidence"].as_str().unwrap_or("");
+    assert!(!evidence.contains("from image sha256:"), "{}", rt["app"]);
+    assert!(note(&b, &from_b).contains("not found"), "{}", b.stderr);
 }

@@ -191,7 +191,7 @@ fn inspect_running_images(
             images.len()
         );
     }
-    super::lint::inspect_and_remember(targets, a);
+    super::lint::inspect_and_remember(targets, a, cfg.image_registries.clone());
 }
 
 #[cfg(all(feature = "cluster", not(feature = "images")))]

@@ -156,12 +156,17 @@ pub struct ImageArgs {
 /// reference read: the same, or (in a cluster) pinned to the digest its pods run. Images that
 /// cannot be read, or that do not show their runtime, are a note each.
 #[cfg(feature = "images")]
-pub fn inspect_and_remember(mut targets: Vec<(String, String)>, a: &ImageArgs) {
+pub fn inspect_and_remember(
+    mut targets: Vec<(String, String)>,
+    a: &ImageArgs,
+    registries: Vec<String>,
+) {
     use crate::text::printable;
     targets.sort();
     targets.dedup();
     let opts = crate::image::registry::Options {
         offline: a.offline,
+        registries,
         insecure: a.insecure_registry.clone(),
         timeout: std::time::Duration::from_secs(a.registry_timeout.max(1)),
         ..Default::default()
@@ -495,16 +500,22 @@ impl Prepared {
                 }
             }
             // Unreadable inputs are reported when they are linted.
+            // Each file's config names the registries its images may be read from.
             let (lists, _) = self.map_inputs(|loaded, cfg| match loaded {
-                Ok(src) if by_config(cfg) => crate::lint::images(&src, cfg),
-                _ => Vec::new(),
+                Ok(src) if by_config(cfg) => {
+                    (crate::lint::images(&src, cfg), cfg.image_registries.clone())
+                }
+                _ => (Vec::new(), Vec::new()),
             });
-            let refs: Vec<(String, String)> = lists
-                .into_iter()
-                .flatten()
-                .map(|r| (r.clone(), r))
-                .collect();
-            inspect_and_remember(refs, a);
+            let mut registries = Vec::new();
+            let mut refs: Vec<(String, String)> = Vec::new();
+            for (images, listed) in lists {
+                refs.extend(images.into_iter().map(|r| (r.clone(), r)));
+                registries.extend(listed);
+            }
+            registries.sort();
+            registries.dedup();
+            inspect_and_remember(refs, a, registries);
         }
     }
 

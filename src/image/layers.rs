@@ -13,8 +13,10 @@ use std::io::Read;
 /// What one layer says of a path looked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
-    /// A regular file: its first bytes, up to the cap.
+    /// A regular file: its bytes.
     File(Vec<u8>),
+    /// A regular file larger than the cap (its size): not kept.
+    TooLarge(u64),
     /// A symbolic link (its target as written) or a hard link (the archive path it names, with a
     /// leading `/`).
     Link(String),
@@ -22,6 +24,13 @@ pub enum Found {
     Hidden,
     /// Something that is not a file (a directory, a device).
     NotFile,
+}
+
+impl Found {
+    /// Whether this answers the search for a path: a file, or a link to follow.
+    pub fn is_answer(&self) -> bool {
+        matches!(self, Found::File(_) | Found::TooLarge(_) | Found::Link(_))
+    }
 }
 
 /// A path as archives name it: no leading `/` or `./`, no trailing `/`.
@@ -50,7 +59,7 @@ fn at_or_below(path: &str, dir: &str) -> bool {
 
 /// Read one layer's archive (`gzip` or plain tar, told by its first bytes) and say what it holds
 /// of each of `wanted` (normalized paths). Stops reading as soon as every wanted path is a file
-/// or link of this layer. `file_cap` bounds the bytes kept of a file.
+/// or link of this layer. A file larger than `file_cap` bytes is not kept.
 pub fn scan(
     layer: impl Read,
     wanted: &[String],
@@ -120,6 +129,8 @@ fn scan_tar(
             } else {
                 target
             })
+        } else if kind.is_file() && entry.size() > file_cap {
+            Found::TooLarge(entry.size())
         } else if kind.is_file() {
             let mut bytes = Vec::new();
             (&mut entry)
@@ -133,7 +144,7 @@ fn scan_tar(
         out.insert(path, found);
         let done = wanted
             .iter()
-            .all(|w| matches!(out.get(w), Some(Found::File(_) | Found::Link(_))));
+            .all(|w| out.get(w).is_some_and(Found::is_answer));
         if done {
             break;
         }
@@ -181,7 +192,11 @@ mod tests {
         let gz = gz.finish().unwrap();
         assert_eq!(
             scan(&gz[..], &wanted, 2).unwrap().get("app/server"),
-            Some(&Found::File(b"\x7fE".to_vec()))
+            Some(&Found::TooLarge(4))
+        );
+        assert_eq!(
+            scan(&gz[..], &wanted, 4).unwrap().get("app/server"),
+            Some(&Found::File(b"\x7fELF".to_vec()))
         );
         // A corrupt layer is an error, not an answer.
         let wanted = vec!["missing".to_string()];

@@ -2,9 +2,16 @@
 //! the platform's), the config (Entrypoint, Cmd, Env, WorkingDir), then the layers, top first and
 //! only until the entrypoint's file is found, and that file's Go build info.
 //!
-//! Facts are cached as JSON by digest under the cache directory, so a second run asks the registry
-//! for no blob; a tag's digest is kept for [`TAG_TTL`]. Every request has a timeout, each layer a
-//! size cap, and a failure is the image's error message, never the run's end.
+//! What an image says is taken only from bytes its digests vouch for: the manifest, the config
+//! and every layer read are hashed and compared with the digest that names them, a layer to its
+//! last byte even when the entrypoint was found early in it. A registry is any server a manifest
+//! names, so nothing it sends is trusted further: every body is capped by the bytes that arrive,
+//! every wait for one image falls under one deadline, and only the public registries (and those
+//! the config lists) are contacted, at public addresses (checked as names resolve), so an image
+//! named in a manifest under review cannot make the run probe its own network.
+//!
+//! Facts are cached as JSON by registry, repository and digest under the cache directory, so a
+//! second run asks the registry for no blob; a tag's digest is kept for [`TAG_TTL`].
 //!
 //! Credentials come from the Docker config, as `docker` and `crane` read them: an `auths` entry
 //! of `$DOCKER_CONFIG/config.json` (else `~/.docker/config.json`), or the credential helper that
@@ -15,14 +22,53 @@
 use super::layers::{self, Found};
 use super::{buildinfo, GoSummary, ImageFacts, Runtime};
 use futures_util::StreamExt;
-use oci_client::client::{ClientConfig, ClientProtocol};
 use oci_client::errors::{OciDistributionError, OciErrorCode};
-use oci_client::manifest::{ImageIndexEntry, OciDescriptor};
+use oci_client::manifest::{ImageIndexEntry, OciDescriptor, OciManifest};
 use oci_client::secrets::RegistryAuth;
-use oci_client::{Client, Reference, RegistryOperation};
+use oci_client::Reference;
+use sha2::{Digest as _, Sha256};
 use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+
+/// The registries read without being listed in the config's `image-registries`, on the HTTPS
+/// port: Docker Hub, GitHub's, Quay, Kubernetes', Google's, Amazon's public one, Microsoft's,
+/// NVIDIA's, GitLab's, Chainguard's, Elastic's and Red Hat's.
+pub const PUBLIC_REGISTRIES: &[&str] = &[
+    "docker.io",
+    "index.docker.io",
+    "registry-1.docker.io",
+    "ghcr.io",
+    "quay.io",
+    "registry.k8s.io",
+    "k8s.gcr.io",
+    "gcr.io",
+    "*.gcr.io",
+    "*.pkg.dev",
+    "public.ecr.aws",
+    "mcr.microsoft.com",
+    "nvcr.io",
+    "registry.gitlab.com",
+    "cgr.dev",
+    "docker.elastic.co",
+    "registry.access.redhat.com",
+    "registry.redhat.io",
+];
+
+/// The most bytes read of a manifest or an index (the CNCF distribution registry refuses to
+/// store larger ones).
+const MANIFEST_CAP: u64 = 4 << 20;
+/// The most bytes read of an image config.
+const CONFIG_CAP: u64 = 4 << 20;
+/// The most bytes read of a token service's answer.
+const TOKEN_CAP: u64 = 1 << 20;
+/// The most bytes kept of an error's body.
+const ERROR_CAP: u64 = 64 << 10;
+/// The most bytes kept of the entrypoint's file: a larger one is not read for its build info.
+pub const ENTRYPOINT_CAP: u64 = 256 << 20;
+/// An image as a whole, token requests included, gets this many `--registry-timeout`s.
+const IMAGE_TIMEOUTS: u32 = 8;
 
 /// How long a tag's digest is trusted before the registry is asked again.
 pub const TAG_TTL: Duration = Duration::from_secs(10 * 60);
@@ -53,6 +99,9 @@ pub struct Options {
     pub layer_cap: u64,
     /// Images read at once.
     pub concurrency: usize,
+    /// Registries (host, host:port or `*.domain`) read besides [`PUBLIC_REGISTRIES`], at any
+    /// address: the config's `image-registries`.
+    pub registries: Vec<String>,
 }
 
 impl Default for Options {
@@ -65,6 +114,7 @@ impl Default for Options {
             timeout: Duration::from_secs(30),
             layer_cap: 512 << 20,
             concurrency: 4,
+            registries: Vec::new(),
         }
     }
 }
@@ -127,6 +177,11 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
                 let why = "--offline, and the image's digest is not in the cache".to_string();
                 answers.insert(text, Err(why));
             }
+            // Not contacted at all: a manifest under review must not make the run probe the
+            // network it runs in.
+            _ if !allowed(reference.resolve_registry(), &opts.registries) => {
+                answers.insert(text, Err(not_allowed(reference.resolve_registry())));
+            }
             Cached::Digest(d) => asked.push((text, reference, Some(d))),
             Cached::Nothing => asked.push((text, reference, None)),
         }
@@ -147,7 +202,15 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
             return answers;
         }
     };
-    let client = client(asked.iter().map(|(_, r, _)| r), opts);
+    // Without a trust store (a `scratch` image without CA certificates) no client can be made:
+    // each image says so, the lint goes on.
+    let client = match client(opts) {
+        Ok(c) => c,
+        Err(why) => {
+            answers.extend(asked.into_iter().map(|(r, _, _)| (r, Err(why.clone()))));
+            return answers;
+        }
+    };
     // One look-up per registry that is asked.
     let mut creds: HashMap<String, Credentials> = HashMap::new();
     for (_, r, _) in &asked {
@@ -168,8 +231,9 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
                     .get(reference.resolve_registry())
                     .unwrap_or(&anonymous);
                 async move {
-                    // Every request has its timeout; this bounds the image as a whole.
-                    let deadline = opts.timeout.saturating_mul(8);
+                    // Every request has its timeout; this bounds the image as a whole, token
+                    // requests included, however slowly its bytes arrive.
+                    let deadline = opts.timeout.saturating_mul(IMAGE_TIMEOUTS);
                     let facts = match tokio::time::timeout(
                         deadline,
                         inspect(client, &reference, digest, creds, opts),
@@ -177,15 +241,10 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
                     .await
                     {
                         Ok(r) => r,
-                        Err(_) => Err(format!("gave up after {}s", deadline.as_secs())),
-                    };
-                    let facts = match facts {
-                        Err(text) if is_refusal(&text) => {
-                            Err(token_refusal(client, &reference, creds)
-                                .await
-                                .unwrap_or(text))
-                        }
-                        facts => facts,
+                        Err(_) => Err(format!(
+                            "gave up after {}s ({IMAGE_TIMEOUTS} times the --registry-timeout)",
+                            deadline.as_secs()
+                        )),
                     };
                     (text, facts)
                 }
@@ -196,6 +255,195 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
     });
     answers.extend(read);
     answers
+}
+
+/// Whether `registry` (host or host:port) may be read: a public registry on the HTTPS port, or
+/// one the config's `image-registries` lists.
+pub fn allowed(registry: &str, configured: &[String]) -> bool {
+    let (host, port) = split_host(registry);
+    let public =
+        port.is_none_or(|p| p == "443") && PUBLIC_REGISTRIES.iter().any(|p| host_matches(p, &host));
+    public || listed(registry, configured)
+}
+
+/// Whether the config lists `registry` (host or host:port): an entry names it with or without
+/// its port, or is `*.` and a domain that it lies below.
+fn listed(registry: &str, configured: &[String]) -> bool {
+    let (host, _) = split_host(registry);
+    configured.iter().any(|c| {
+        let c = c.trim().to_ascii_lowercase();
+        c == registry.to_ascii_lowercase() || host_matches(&c, &host)
+    })
+}
+
+/// Whether a host (lower case, without port) is `pattern` or, for `*.domain`, lies below it.
+fn host_matches(pattern: &str, host: &str) -> bool {
+    match pattern.strip_prefix("*.") {
+        Some(domain) => host
+            .strip_suffix(domain)
+            .is_some_and(|rest| rest.ends_with('.') && rest.len() > 1),
+        None => pattern == host,
+    }
+}
+
+/// A registry's host (lower case, an IPv6 address without brackets) and port.
+fn split_host(registry: &str) -> (String, Option<&str>) {
+    let (host, port) = match registry.strip_prefix('[') {
+        Some(rest) => match rest.split_once(']') {
+            Some((h, p)) => (h, p.strip_prefix(':')),
+            None => (rest, None),
+        },
+        None => match registry.rsplit_once(':') {
+            Some((h, p)) if !h.contains(':') => (h, Some(p)),
+            _ => (registry, None),
+        },
+    };
+    (host.to_ascii_lowercase(), port)
+}
+
+/// The note of a registry that is not read.
+fn not_allowed(registry: &str) -> String {
+    format!(
+        "registry {registry} is not read: only the public registries are, and those the \
+         config lists (add it to `image-registries: [\"{registry}\"]` in .golint-k8s.yaml)"
+    )
+}
+
+/// Whether an address is reachable from the internet: not loopback, private, link-local,
+/// shared (carrier-grade NAT), unspecified, multicast or reserved.
+fn public_address(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(a) => {
+            let o = a.octets();
+            !(a.is_loopback()
+                || a.is_private()
+                || a.is_link_local()
+                || a.is_unspecified()
+                || a.is_broadcast()
+                || a.is_multicast()
+                || a.is_documentation()
+                || o[0] == 0
+                || o[0] >= 240
+                || (o[0] == 100 && (64..128).contains(&o[1]))
+                || (o[0] == 198 && (18..20).contains(&o[1]))
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0))
+        }
+        IpAddr::V6(a) => {
+            if let Some(v4) = a.to_ipv4_mapped() {
+                return public_address(IpAddr::V4(v4));
+            }
+            let s = a.segments();
+            !(a.is_loopback()
+                || a.is_unspecified()
+                || a.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80
+                || (s[0] == 0x2001 && s[1] == 0x0db8)
+                || (s[0] == 0x64 && s[1] == 0xff9b))
+        }
+    }
+}
+
+/// Hosts whose addresses are not checked: the registries the config lists (which may be on
+/// the local network), and the HTTP proxy the environment names, which requests go through.
+fn trusted_hosts(opts: &Options) -> Vec<String> {
+    let mut hosts = opts.registries.clone();
+    for var in [
+        "HTTPS_PROXY",
+        "https_proxy",
+        "HTTP_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "all_proxy",
+    ] {
+        let Ok(v) = std::env::var(var) else { continue };
+        if let Some(host) = reqwest::Url::parse(&v)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string))
+        {
+            hosts.push(host.trim_start_matches('[').trim_end_matches(']').into());
+        }
+    }
+    hosts
+}
+
+/// Why a URL's host may not be connected to: an address written in it that is not public and
+/// not listed. Names are checked when they are resolved ([`Guard`]).
+fn refused_address(url: &reqwest::Url, trusted: &[String]) -> Option<String> {
+    let host = url.host_str()?;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let ip: IpAddr = bare.parse().ok()?;
+    if public_address(ip) || listed(bare, trusted) {
+        return None;
+    }
+    Some(format!(
+        "{host} is not a public address, and the config's image-registries does not list it"
+    ))
+}
+
+/// The client's name resolution: a name that is not listed must resolve to public addresses
+/// (those of the local network, loopback and link-local, such as a cloud's metadata service,
+/// are dropped), so neither a registry nor a redirect can point the run into its own network.
+struct Guard {
+    trusted: Vec<String>,
+}
+
+impl reqwest::dns::Resolve for Guard {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let host = name.as_str().to_string();
+        let trusted = listed(&host, &self.trusted);
+        Box::pin(async move {
+            let h = host.clone();
+            let addrs = tokio::task::spawn_blocking(move || {
+                std::net::ToSocketAddrs::to_socket_addrs(&(h.as_str(), 0))
+                    .map(|a| a.collect::<Vec<SocketAddr>>())
+            })
+            .await??;
+            let kept: Vec<SocketAddr> = addrs
+                .iter()
+                .copied()
+                .filter(|a| trusted || public_address(a.ip()))
+                .collect();
+            if kept.is_empty() && !addrs.is_empty() {
+                let why = format!(
+                    "{host} resolves only to addresses that are not public ({}), and the \
+                     config's image-registries does not list it",
+                    addrs[0].ip()
+                );
+                return Err(why.into());
+            }
+            Ok(Box::new(kept.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// The HTTP client of a run. Fails without a trust store.
+fn client(opts: &Options) -> Result<reqwest::Client, String> {
+    let trusted = trusted_hosts(opts);
+    let redirects = trusted.clone();
+    let policy = reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= 10 {
+            return attempt.error("too many redirects");
+        }
+        match refused_address(attempt.url(), &redirects) {
+            Some(why) => attempt.error(why),
+            None => attempt.follow(),
+        }
+    });
+    reqwest::Client::builder()
+        .user_agent(concat!("golint-k8s/", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(opts.timeout)
+        .read_timeout(opts.timeout)
+        .redirect(policy)
+        .dns_resolver(std::sync::Arc::new(Guard { trusted }))
+        .build()
+        .map_err(|e| {
+            format!(
+                "no HTTPS client could be made: {} (are the system's CA certificates \
+                 installed? SSL_CERT_FILE or SSL_CERT_DIR can name them)",
+                one_line(&with_causes(&e))
+            )
+        })
 }
 
 /// How requests to one registry authenticate.
@@ -326,25 +574,6 @@ fn is_refusal(text: &str) -> bool {
     text.starts_with("registry ") && text.contains(" refused access (")
 }
 
-/// Why the token service refused, when it did. The client falls back to an unauthenticated
-/// request when the token exchange fails, so the registry's own 401 hides the reason ("incorrect
-/// username or password"): asked again, only after a refusal.
-async fn token_refusal(
-    client: &Client,
-    reference: &Reference,
-    creds: &Credentials,
-) -> Option<String> {
-    match client
-        .auth(reference, &creds.auth, RegistryOperation::Pull)
-        .await
-    {
-        Err(e @ OciDistributionError::AuthenticationFailure(_)) => {
-            Some(registry_error(&e, reference.resolve_registry(), creds))
-        }
-        _ => None,
-    }
-}
-
 /// The message of a token service's error body: Docker Hub's `details`, or the `message` or
 /// `error` field of others, else the body itself.
 fn token_service_message(body: &str) -> String {
@@ -438,22 +667,343 @@ fn plain_http(registry: &str, insecure: &[String]) -> bool {
         || insecure.iter().any(|i| i == registry || i == host)
 }
 
-fn client<'r>(refs: impl Iterator<Item = &'r Reference>, opts: &Options) -> Client {
-    let plain: Vec<String> = refs
-        .map(|r| r.resolve_registry().to_string())
-        .filter(|r| plain_http(r, &opts.insecure))
-        .collect();
-    let platform = opts.platform.clone();
-    let resolver = move |entries: &[ImageIndexEntry]| pick_platform(entries, &platform);
-    Client::new(ClientConfig {
-        protocol: ClientProtocol::HttpsExcept(plain),
-        platform_resolver: Some(Box::new(resolver)),
-        read_timeout: Some(opts.timeout),
-        connect_timeout: Some(opts.timeout),
-        user_agent: concat!("golint-k8s/", env!("CARGO_PKG_VERSION")),
-        max_concurrent_download: 1,
-        ..Default::default()
-    })
+/// The media types of manifests and indexes asked for.
+const MANIFEST_TYPES: &str = "application/vnd.oci.image.index.v1+json, \
+     application/vnd.docker.distribution.manifest.list.v2+json, \
+     application/vnd.oci.image.manifest.v1+json, \
+     application/vnd.docker.distribution.manifest.v2+json";
+
+/// `sha256:` and 64 hex digits, as OCI writes the digests of content: checked before a digest
+/// is put into a URL or a file name.
+fn check_digest(digest: &str) -> Result<(), String> {
+    let hex = digest.strip_prefix("sha256:").unwrap_or("");
+    if hex.len() == 64
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        Ok(())
+    } else {
+        Err(format!(
+            "the digest {} is not a sha256 digest",
+            one_line(&digest.chars().take(80).collect::<String>())
+        ))
+    }
+}
+
+fn sha256_hex(bytes: impl Into<Vec<u8>>) -> String {
+    let mut h = Sha256::new();
+    h.update(bytes.into());
+    finish(h)
+}
+
+fn finish(h: Sha256) -> String {
+    let mut s = String::from("sha256:");
+    for b in h.finalize().iter() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// `bytes` are the content `digest` names, or why not.
+fn verify(what: &str, bytes: &[u8], digest: &str) -> Result<(), String> {
+    let got = sha256_hex(bytes.to_vec());
+    if got == digest {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} {digest} does not match its digest (its content is {got}): not used"
+        ))
+    }
+}
+
+/// One image's conversation with its registry: the base URL, and the authorization its
+/// `/v2/` asked for (a token from its token service, or Basic credentials).
+struct Session<'a> {
+    http: &'a reqwest::Client,
+    base: String,
+    registry: String,
+    repository: String,
+    creds: &'a Credentials,
+    authorization: Option<String>,
+    /// Why the token service refused: said instead of the registry's bare 401 that follows.
+    token_failure: Option<OciDistributionError>,
+}
+
+impl Session<'_> {
+    /// Ask `/v2/` how to authenticate, and do it. A failure here is not the image's end: the
+    /// requests that follow are made anonymously and say what the registry thinks of that.
+    async fn login(&mut self) {
+        let url = format!("{}/v2/", self.base);
+        let Ok(res) = self.http.get(&url).send().await else {
+            return;
+        };
+        let challenge = res
+            .headers()
+            .get(reqwest::header::WWW_AUTHENTICATE)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string);
+        drop(res);
+        let Some(challenge) = challenge else { return };
+        let (scheme, params) = parse_challenge(&challenge);
+        let basic = match &self.creds.auth {
+            RegistryAuth::Basic(u, p) => Some((u.clone(), p.clone())),
+            _ => None,
+        };
+        if scheme.eq_ignore_ascii_case("bearer") {
+            if let Some(realm) = params.get("realm") {
+                self.token(realm, params.get("service"), basic).await;
+                return;
+            }
+        }
+        if let Some((u, p)) = basic {
+            self.authorization = Some(basic_header(&u, &p));
+        }
+    }
+
+    /// A pull token for the repository from the token service at `realm`.
+    async fn token(
+        &mut self,
+        realm: &str,
+        service: Option<&String>,
+        basic: Option<(String, String)>,
+    ) {
+        let Ok(mut url) = reqwest::Url::parse(realm) else {
+            return;
+        };
+        if !matches!(url.scheme(), "https" | "http") {
+            return;
+        }
+        url.query_pairs_mut()
+            .append_pair("scope", &format!("repository:{}:pull", self.repository));
+        if let Some(s) = service {
+            url.query_pairs_mut().append_pair("service", s);
+        }
+        let mut req = self.http.get(url);
+        if let Some((u, p)) = &basic {
+            req = req.basic_auth(u, Some(p));
+        }
+        let Ok(res) = req.send().await else { return };
+        let ok = res.status().is_success();
+        let Ok(body) = capped(res, if ok { TOKEN_CAP } else { ERROR_CAP }, !ok).await else {
+            return;
+        };
+        if !ok {
+            let reason = String::from_utf8_lossy(&body).into_owned();
+            self.token_failure = Some(OciDistributionError::AuthenticationFailure(reason));
+            return;
+        }
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+        if let Some(t) = ["token", "access_token"]
+            .iter()
+            .find_map(|k| v[k].as_str().filter(|t| !t.is_empty()))
+        {
+            self.authorization = Some(format!("Bearer {t}"));
+        }
+    }
+
+    /// A request to the registry, its answer when it is a success, else what the answer
+    /// means (see [`registry_error`]).
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        accept: Option<&str>,
+    ) -> Result<reqwest::Response, String> {
+        let url = format!("{}{path}", self.base);
+        let mut req = self.http.request(method, &url);
+        if let Some(a) = accept {
+            req = req.header(reqwest::header::ACCEPT, a);
+        }
+        if let Some(a) = &self.authorization {
+            req = req.header(reqwest::header::AUTHORIZATION, a);
+        }
+        let res = req
+            .send()
+            .await
+            .map_err(|e| format!("registry {}: {}", self.registry, with_causes(&e)))?;
+        let status = res.status();
+        if status.is_success() && status != reqwest::StatusCode::PARTIAL_CONTENT {
+            return Ok(res);
+        }
+        let body = capped(res, ERROR_CAP, true).await.unwrap_or_default();
+        let e = match status.as_u16() {
+            401 => OciDistributionError::UnauthorizedError { url: url.clone() },
+            code @ 400..=499 => {
+                match serde_json::from_slice::<oci_client::errors::OciEnvelope>(&body) {
+                    Ok(envelope) => OciDistributionError::RegistryError {
+                        envelope,
+                        url: url.clone(),
+                    },
+                    Err(_) => OciDistributionError::ServerError {
+                        code,
+                        url: url.clone(),
+                        message: String::from_utf8_lossy(&body).into_owned(),
+                    },
+                }
+            }
+            code => OciDistributionError::ServerError {
+                code,
+                url: url.clone(),
+                message: String::from_utf8_lossy(&body).into_owned(),
+            },
+        };
+        let text = registry_error(&e, &self.registry, self.creds);
+        Err(match &self.token_failure {
+            Some(t) if is_refusal(&text) => registry_error(t, &self.registry, self.creds),
+            _ => text,
+        })
+    }
+
+    /// The digest a tag names now: the registry's `Docker-Content-Digest`, else the digest of
+    /// the manifest it serves. Either is checked when the manifest is read by it.
+    async fn resolve(&self, tag: &str) -> Result<String, String> {
+        let path = format!("/v2/{}/manifests/{tag}", self.repository);
+        let res = self
+            .send(reqwest::Method::HEAD, &path, Some(MANIFEST_TYPES))
+            .await?;
+        let header = res
+            .headers()
+            .get("docker-content-digest")
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_string);
+        if let Some(d) = header {
+            check_digest(&d)?;
+            return Ok(d);
+        }
+        let res = self
+            .send(reqwest::Method::GET, &path, Some(MANIFEST_TYPES))
+            .await?;
+        let body = self.body(res, MANIFEST_CAP, "the manifest").await?;
+        Ok(sha256_hex(body))
+    }
+
+    /// The manifest `digest` names, checked against it.
+    async fn manifest(&self, digest: &str) -> Result<OciManifest, String> {
+        check_digest(digest)?;
+        let path = format!("/v2/{}/manifests/{digest}", self.repository);
+        let res = self
+            .send(reqwest::Method::GET, &path, Some(MANIFEST_TYPES))
+            .await?;
+        let body = self.body(res, MANIFEST_CAP, "the manifest").await?;
+        verify("the manifest", &body, digest)?;
+        serde_json::from_slice(&body).map_err(|e| format!("the manifest {digest}: {e}"))
+    }
+
+    /// A blob's answer, its body not yet read.
+    async fn blob(&self, digest: &str) -> Result<reqwest::Response, String> {
+        check_digest(digest)?;
+        let path = format!("/v2/{}/blobs/{digest}", self.repository);
+        self.send(reqwest::Method::GET, &path, None).await
+    }
+
+    /// A body of at most `cap` bytes, by the bytes that arrive: what the headers declare is the
+    /// sender's to choose.
+    async fn body(&self, res: reqwest::Response, cap: u64, what: &str) -> Result<Vec<u8>, String> {
+        capped(res, cap, false).await.map_err(|e| match e {
+            Capped::Over => format!("{what} is larger than {cap} bytes: not read"),
+            Capped::Broke(why) => format!(
+                "{what}: the download from registry {} broke off: {why}",
+                self.registry
+            ),
+        })
+    }
+}
+
+/// Why a body was not read whole.
+enum Capped {
+    Over,
+    Broke(String),
+}
+
+/// At most `cap` bytes of a body; more is an error, or (`truncate`, for error bodies) cut off.
+async fn capped(res: reqwest::Response, cap: u64, truncate: bool) -> Result<Vec<u8>, Capped> {
+    if !truncate && res.content_length().is_some_and(|n| n > cap) {
+        return Err(Capped::Over);
+    }
+    let mut out = Vec::new();
+    let mut stream = res.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| Capped::Broke(with_causes(&e)))?;
+        let room = (cap as usize).saturating_sub(out.len());
+        if chunk.len() > room {
+            if truncate {
+                out.extend_from_slice(&chunk[..room]);
+                return Ok(out);
+            }
+            return Err(Capped::Over);
+        }
+        out.extend_from_slice(&chunk);
+    }
+    Ok(out)
+}
+
+/// `Basic realm="…"` or `Bearer realm="…",service="…",scope="…"`: the scheme and its
+/// parameters (keys in lower case).
+fn parse_challenge(header: &str) -> (String, HashMap<String, String>) {
+    let header = header.trim();
+    let (scheme, rest) = header.split_once(' ').unwrap_or((header, ""));
+    let mut params = HashMap::new();
+    let mut rest = rest.trim_start();
+    while !rest.is_empty() {
+        let Some((key, after)) = rest.split_once('=') else {
+            break;
+        };
+        let key = key
+            .trim()
+            .trim_start_matches(',')
+            .trim()
+            .to_ascii_lowercase();
+        let after = after.trim_start();
+        let (value, next) = if let Some(quoted) = after.strip_prefix('"') {
+            let mut value = String::new();
+            let mut chars = quoted.char_indices();
+            let mut end = quoted.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        if let Some((_, n)) = chars.next() {
+                            value.push(n);
+                        }
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    c => value.push(c),
+                }
+            }
+            (value, &quoted[end..])
+        } else {
+            let end = after.find(',').unwrap_or(after.len());
+            (after[..end].trim().to_string(), &after[end..])
+        };
+        params.insert(key, value);
+        rest = next.trim_start().trim_start_matches(',').trim_start();
+    }
+    (scheme.to_string(), params)
+}
+
+fn basic_header(user: &str, password: &str) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let input = format!("{user}:{password}");
+    let mut out = String::from("Basic ");
+    for chunk in input.as_bytes().chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ABC[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The digest of the index entry for `os/arch[/variant]`.
@@ -525,10 +1075,18 @@ fn tag_file(reference: &Reference, opts: &Options) -> Option<PathBuf> {
     Some(dir.join(file_name(&reference.whole())))
 }
 
-/// Where an image's facts are cached: by digest and platform.
-fn facts_file(digest: &str, opts: &Options) -> Option<PathBuf> {
+/// Where an image's facts are cached: by registry, repository, digest and platform. The same
+/// digest on another registry is another registry's claim, read again.
+fn facts_file(reference: &Reference, digest: &str, opts: &Options) -> Option<PathBuf> {
     let dir = opts.cache_dir.as_ref()?.join("images").join("facts");
-    Some(dir.join(file_name(&format!("{digest}@{}", opts.platform)) + ".json"))
+    // The repository's name can be long: a hash of it keeps the file name short.
+    let place = sha256_hex(format!(
+        "{}/{}",
+        reference.resolve_registry(),
+        reference.repository()
+    ));
+    let key = format!("{digest}@{}@{}", opts.platform, &place[7..23]);
+    Some(dir.join(file_name(&key) + ".json"))
 }
 
 /// What the cache holds for a reference.
@@ -556,7 +1114,7 @@ fn cached(reference: &Reference, opts: &Options) -> Cached {
             }
         }
     };
-    match facts_file(&digest, opts)
+    match facts_file(reference, &digest, opts)
         .as_deref()
         .and_then(read_json::<ImageFacts>)
     {
@@ -566,22 +1124,40 @@ fn cached(reference: &Reference, opts: &Options) -> Cached {
 }
 
 async fn inspect(
-    client: &Client,
+    http: &reqwest::Client,
     reference: &Reference,
     digest: Option<String>,
     creds: &Credentials,
     opts: &Options,
 ) -> Result<ImageFacts, String> {
     let registry = reference.resolve_registry().to_string();
-    let on = |e: OciDistributionError| registry_error(&e, &registry, creds);
-    let auth = &creds.auth;
+    let scheme = if plain_http(&registry, &opts.insecure) {
+        "http"
+    } else {
+        "https"
+    };
+    let base = format!("{scheme}://{registry}");
+    if let Some(why) = reqwest::Url::parse(&base)
+        .ok()
+        .and_then(|u| refused_address(&u, &trusted_hosts(opts)))
+    {
+        return Err(format!("registry {registry}: {why}"));
+    }
+    let mut session = Session {
+        http,
+        base,
+        registry: registry.clone(),
+        repository: reference.repository().to_string(),
+        creds,
+        authorization: None,
+        token_failure: None,
+    };
+    session.login().await;
     let digest = match digest {
         Some(d) => d,
         None => {
-            let d = client
-                .fetch_manifest_digest(reference, auth)
-                .await
-                .map_err(on)?;
+            let tag = reference.tag().unwrap_or("latest");
+            let d = session.resolve(tag).await?;
             if let Some(f) = tag_file(reference, opts) {
                 write_json(
                     &f,
@@ -594,27 +1170,40 @@ async fn inspect(
             d
         }
     };
-    let facts_file = facts_file(&digest, opts);
+    let facts_file = facts_file(reference, &digest, opts);
     // A tag looked up again after its time may still name the digest whose facts are cached.
     if let Some(f) = facts_file.as_deref().and_then(read_json::<ImageFacts>) {
         return Ok(f);
     }
-    let pinned = reference.clone_with_digest(digest);
-    let (manifest, manifest_digest) = client
-        .pull_image_manifest(&pinned, auth)
-        .await
-        .map_err(on)?;
-    if manifest.config.size > 4 << 20 {
+    let (manifest, manifest_digest) = match session.manifest(&digest).await? {
+        OciManifest::Image(m) => (m, digest.clone()),
+        OciManifest::ImageIndex(index) => {
+            let Some(d) = pick_platform(&index.manifests, &opts.platform) else {
+                return Err(format!(
+                    "the image index {digest} has no image for {}",
+                    opts.platform
+                ));
+            };
+            match session.manifest(&d).await? {
+                OciManifest::Image(m) => (m, d),
+                OciManifest::ImageIndex(_) => {
+                    return Err(format!("the image index {digest} names another index"))
+                }
+            }
+        }
+    };
+    if manifest.config.size.max(0) as u64 > CONFIG_CAP {
         return Err(format!(
             "the image config is {} bytes",
             manifest.config.size
         ));
     }
-    let mut config = Vec::new();
-    client
-        .pull_blob(&pinned, &manifest.config, &mut config)
+    let res = session
+        .blob(&manifest.config.digest)
         .await
-        .map_err(|e| format!("the image config: {}", on(e)))?;
+        .map_err(|e| format!("the image config: {e}"))?;
+    let config = session.body(res, CONFIG_CAP, "the image config").await?;
+    verify("the image config", &config, &manifest.config.digest)?;
     let config: serde_json::Value =
         serde_json::from_slice(&config).map_err(|e| format!("the image config: {e}"))?;
     let c = &config["config"];
@@ -653,10 +1242,7 @@ async fn inspect(
         image_size,
     };
     let mut layers = Layers {
-        client,
-        registry: &registry,
-        creds,
-        image: &pinned,
+        session: &session,
         layers: &manifest.layers,
         cap: opts.layer_cap,
         timeout: opts.timeout,
@@ -719,12 +1305,26 @@ async fn classify(
             .map(|d| layers::normalize(&format!("{d}/{program}")))
             .collect()
     };
-    let Some((path, bytes)) = layers.find(candidates).await? else {
+    let Some((path, found)) = layers.find(candidates).await? else {
         return Ok(Runtime::Unknown(format!(
             "the entrypoint {program} is not in the image"
         )));
     };
     let shown = format!("/{path}");
+    let bytes = match found {
+        Found::File(bytes) => bytes,
+        Found::TooLarge(size) => {
+            return Ok(Runtime::Unknown(format!(
+                "its entrypoint {shown} is {size} bytes, more than the {} MiB read of one",
+                ENTRYPOINT_CAP >> 20
+            )))
+        }
+        _ => {
+            return Ok(Runtime::Unknown(format!(
+                "the entrypoint {program} is not a file"
+            )))
+        }
+    };
     if let Some(line) = bytes.strip_prefix(b"#!") {
         let line = line.split(|&b| b == b'\n').next().unwrap_or(&[]);
         let line = String::from_utf8_lossy(line);
@@ -755,10 +1355,7 @@ async fn classify(
 
 /// An image's layers, read from the registry top first.
 struct Layers<'a> {
-    client: &'a Client,
-    registry: &'a str,
-    creds: &'a Credentials,
-    image: &'a Reference,
+    session: &'a Session<'a>,
     layers: &'a [OciDescriptor],
     cap: u64,
     /// The timeout of each read, named when a download stops arriving.
@@ -772,7 +1369,7 @@ impl Layers<'_> {
     async fn find(
         &mut self,
         mut candidates: Vec<String>,
-    ) -> Result<Option<(String, Vec<u8>)>, String> {
+    ) -> Result<Option<(String, Found)>, String> {
         for _ in 0..=MAX_LINKS {
             let mut state: HashMap<String, Found> = HashMap::new();
             let mut answer = None;
@@ -794,11 +1391,11 @@ impl Layers<'_> {
                             open_before = true;
                             break;
                         }
-                        Some(Found::File(_) | Found::Link(_)) => {
+                        Some(f) if f.is_answer() => {
                             answer = Some(c.clone());
                             break;
                         }
-                        Some(Found::Hidden | Found::NotFile) => {}
+                        Some(_) => {}
                     }
                 }
                 if !open_before {
@@ -809,12 +1406,11 @@ impl Layers<'_> {
             if answer.is_none() {
                 answer = candidates
                     .iter()
-                    .find(|c| matches!(state.get(*c), Some(Found::File(_) | Found::Link(_))))
+                    .find(|c| state.get(*c).is_some_and(Found::is_answer))
                     .cloned();
             }
             let Some(path) = answer else { return Ok(None) };
             match state.remove(&path) {
-                Some(Found::File(bytes)) => return Ok(Some((path, bytes))),
                 Some(Found::Link(target)) => {
                     let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
                     let next = if target.starts_with('/') {
@@ -824,14 +1420,18 @@ impl Layers<'_> {
                     };
                     candidates = vec![layers::normalize(&next)];
                 }
+                Some(found @ (Found::File(_) | Found::TooLarge(_))) => {
+                    return Ok(Some((path, found)))
+                }
                 _ => return Ok(None),
             }
         }
         Err("the entrypoint is behind too many symbolic links".into())
     }
 
-    /// Stream one layer into [`layers::scan`], which runs on its own thread and stops the
-    /// download when it has its answer.
+    /// Stream one layer into [`layers::scan`], which runs on its own thread and hangs up when
+    /// it has its answer. The rest of the layer is still read, to its end: what the scanner
+    /// found counts only when every byte of the layer is the content its digest names.
     async fn scan(
         &mut self,
         layer: &OciDescriptor,
@@ -840,34 +1440,38 @@ impl Layers<'_> {
         if wanted.is_empty() {
             return Ok(HashMap::new());
         }
-        if layer.size.max(0) as u64 > self.cap {
+        let size = layer.size.max(0) as u64;
+        if size > self.cap {
             return Err(format!(
                 "layer {} is {} bytes, above the cap of {}",
                 layer.digest, layer.size, self.cap
             ));
         }
-        let mut stream = self
-            .client
-            .pull_blob_stream(self.image, layer)
+        let registry = &self.session.registry;
+        let res = self
+            .session
+            .blob(&layer.digest)
             .await
-            .map_err(|e| {
-                let e = registry_error(&e, self.registry, self.creds);
-                format!("layer {}: {e}", layer.digest)
-            })?;
+            .map_err(|e| format!("layer {}: {e}", layer.digest))?;
+        let mut stream = res.bytes_stream();
         let (tx, rx) = std::sync::mpsc::channel::<std::io::Result<bytes_chunk::Chunk>>();
         let wanted = wanted.to_vec();
-        let cap = self.cap;
-        let scanner =
-            std::thread::spawn(move || layers::scan(bytes_chunk::Reader::new(rx), &wanted, cap));
+        let mut scanner = Some(std::thread::spawn(move || {
+            layers::scan(bytes_chunk::Reader::new(rx), &wanted, ENTRYPOINT_CAP)
+        }));
+        let join = |s: std::thread::JoinHandle<Result<HashMap<String, Found>, String>>| {
+            s.join()
+                .unwrap_or_else(|_| Err("the layer reader failed".to_string()))
+        };
+        let mut scanned = None;
+        let mut hash = Sha256::new();
         let mut read = 0u64;
+        let mut tx = Some(tx);
         // Why the download broke off, which the scanner only sees as a failed read.
         let mut broke = None;
         while let Some(chunk) = stream.next().await {
             let chunk = match chunk {
-                Ok(c) => {
-                    read += c.len() as u64;
-                    Ok(c.to_vec())
-                }
+                Ok(c) => c,
                 Err(e) => {
                     let mut why = with_causes(&e);
                     if why.contains("timed out") {
@@ -876,44 +1480,66 @@ impl Layers<'_> {
                             self.timeout.as_secs()
                         ));
                     }
-                    broke = Some(why.clone());
-                    Err(std::io::Error::other(why))
+                    if let Some(tx) = &tx {
+                        let _ = tx.send(Err(std::io::Error::other(why.clone())));
+                    }
+                    broke = Some(why);
+                    break;
                 }
             };
-            let failed = chunk.is_err();
-            let over = read > self.cap;
-            let chunk = if over {
-                Err(std::io::Error::other("the layer is larger than the cap"))
-            } else {
-                chunk
-            };
-            // The scanner hung up: it has its answer.
-            if tx.send(chunk).is_err() || failed || over {
+            read += chunk.len() as u64;
+            if read > size {
+                broke = Some(format!(
+                    "the registry sent more than the layer's {size} bytes"
+                ));
                 break;
+            }
+            hash.update(&chunk);
+            if tx
+                .as_ref()
+                .is_some_and(|t| t.send(Ok(chunk.to_vec())).is_err())
+            {
+                // The scanner hung up: its scan has returned. Only an answer is worth the rest
+                // of the layer.
+                tx = None;
+                let r = scanner.take().map(join);
+                let failed = !matches!(r, Some(Ok(_)));
+                scanned = r;
+                if failed {
+                    break;
+                }
             }
         }
         drop(tx);
         self.bytes_read += read;
-        let scanned = scanner
-            .join()
-            .map_err(|_| "the layer reader failed".to_string())?;
+        let scanned = match (scanned, scanner) {
+            (Some(r), _) => r,
+            (None, Some(s)) => join(s),
+            (None, None) => Err("the layer reader failed".to_string()),
+        };
+        let complete = broke.is_none() && read == size;
+        let matches = complete && finish(hash) == layer.digest;
         match (scanned, broke) {
-            (Ok(found), _) => Ok(found),
-            // Every byte arrived, but not the bytes the digest names: the client checks the
-            // digest at the end, which can come before the decoder notices the damage.
-            (Err(_), Some(why))
-                if i64::try_from(read) == Ok(layer.size) && why.contains("digest") =>
-            {
-                Err(format!(
-                    "layer {}: corrupt layer: its content does not match its digest ({why})",
-                    layer.digest
-                ))
-            }
-            (Err(_), Some(why)) => Err(format!(
-                "layer {}: the download from registry {} broke off after {read} of {} bytes: {why}",
-                layer.digest, self.registry, layer.size
+            (Ok(found), None) if matches => Ok(found),
+            (Ok(_), None) if !complete => Err(format!(
+                "layer {}: registry {registry} sent {read} of its {size} bytes",
+                layer.digest
+            )),
+            (Ok(_), None) => Err(format!(
+                "layer {}: corrupt layer: its content does not match its digest; what it \
+                 holds was not used",
+                layer.digest
+            )),
+            (Err(_), None) if complete && !matches => Err(format!(
+                "layer {}: corrupt layer: its content does not match its digest",
+                layer.digest
             )),
             (Err(e), None) => Err(format!("layer {}: {e}", layer.digest)),
+            (_, Some(why)) => Err(format!(
+                "layer {}: the download from registry {registry} broke off after {read} of \
+                 {size} bytes: {why}",
+                layer.digest
+            )),
         }
     }
 }
@@ -1022,6 +1648,82 @@ mod tests {
             first_credential(&hub, |_| Err(E::NoCredentialConfigured)),
             Err(E::NoCredentialConfigured)
         ));
+    }
+
+    #[test]
+    fn only_public_registries_and_listed_ones_are_read() {
+        assert!(allowed("ghcr.io", &[]));
+        assert!(allowed("index.docker.io", &[]));
+        assert!(allowed("europe-docker.pkg.dev", &[]));
+        assert!(allowed("GHCR.IO:443", &[]));
+        assert!(!allowed("ghcr.io:8080", &[]));
+        assert!(!allowed("pkg.dev", &[]));
+        assert!(!allowed("evil-ghcr.io", &[]));
+        assert!(!allowed("127.0.0.1:5000", &[]));
+        assert!(!allowed("localhost:5000", &[]));
+        assert!(!allowed("[::1]:5000", &[]));
+        assert!(!allowed("169.254.169.254", &[]));
+        let listed = [
+            "127.0.0.1".to_string(),
+            "reg.lan:5000".into(),
+            "*.corp".into(),
+        ];
+        assert!(allowed("127.0.0.1:5000", &listed));
+        assert!(allowed("reg.lan:5000", &listed));
+        assert!(!allowed("reg.lan:6000", &listed));
+        assert!(allowed("a.b.corp", &listed));
+        assert!(allowed("[::1]:5000", &["::1".into()]));
+    }
+
+    #[test]
+    fn addresses_of_the_local_network_are_not_public() {
+        for a in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "::",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(!public_address(a.parse().unwrap()), "{a}");
+        }
+        for a in ["140.82.112.34", "2606:50c0:8000::154", "::ffff:8.8.8.8"] {
+            assert!(public_address(a.parse().unwrap()), "{a}");
+        }
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        assert!(refused_address(&url("http://169.254.169.254/x"), &[]).is_some());
+        assert!(refused_address(&url("http://[::1]:5000/v2/"), &[]).is_some());
+        assert!(refused_address(&url("http://[::1]:5000/v2/"), &["::1".into()]).is_none());
+        assert!(refused_address(&url("https://ghcr.io/v2/"), &[]).is_none());
+    }
+
+    #[test]
+    fn challenges_and_digests_are_read_strictly() {
+        let (scheme, p) = parse_challenge(
+            r#"Bearer realm="https://auth.example/token",service="registry.example",scope="repository:a:pull""#,
+        );
+        assert_eq!(scheme, "Bearer");
+        assert_eq!(p["realm"], "https://auth.example/token");
+        assert_eq!(p["service"], "registry.example");
+        assert_eq!(p["scope"], "repository:a:pull");
+        let (scheme, p) = parse_challenge(r#"Basic realm="a \"b\", c""#);
+        assert_eq!(scheme, "Basic");
+        assert_eq!(p["realm"], r#"a "b", c"#);
+        assert_eq!(basic_header("alice", "pw"), "Basic YWxpY2U6cHc=");
+        assert_eq!(basic_header("a", "b"), "Basic YTpi");
+        let empty = "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+        assert_eq!(sha256_hex(Vec::new()), empty);
+        assert!(verify("the manifest", b"", empty).is_ok());
+        assert!(verify("the manifest", b"x", empty).is_err());
+        assert!(check_digest(empty).is_ok());
+        assert!(check_digest("sha256:../../etc").is_err());
+        assert!(check_digest(&empty.to_uppercase()).is_err());
     }
 
     #[test]
