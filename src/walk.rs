@@ -4,7 +4,8 @@
 //! A directory that is a raw Helm chart has templates (`{{ … }}`) that are not YAML; instead of
 //! hundreds of parse errors the walk skips them and says once how to render the chart.
 //!
-//! A symlink is followed only to a file inside the named paths or the git repository around them:
+//! A symlink is followed only to a file inside the named paths or the git repository around them
+//! (a link named on the command line also to a file below its own directory):
 //! a checked-out link to `~/.aws/credentials` must not be read into CI logs, nor `fix` write
 //! through a link to a file the user never named.
 
@@ -88,6 +89,18 @@ impl Bounds {
     }
 }
 
+/// Whether the link at `path` leads to a file in or below its own directory.
+fn beside(path: &Path) -> bool {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(dir), std::fs::canonicalize(path)) {
+        (Ok(dir), Ok(real)) => real.starts_with(dir),
+        _ => false,
+    }
+}
+
 fn is_link(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink())
 }
@@ -133,8 +146,11 @@ pub fn collect(paths: &[String]) -> Walked {
                 }
                 None => walk_dir(&path, &bounds, &mut w),
             },
-            // A file named through a link is judged by where the link leads.
-            Ok(_) if is_link(&path) && !bounds.admits(&path) => w.refused.push(refuse(&path)),
+            // A file named through a link is judged by where the link leads; naming the link
+            // also names the directory it sits in.
+            Ok(_) if is_link(&path) && !bounds.admits(&path) && !beside(&path) => {
+                w.refused.push(refuse(&path))
+            }
             Ok(_) => match chart_of(&path, 1) {
                 // pre-commit and editors name template files one by one; they are no more YAML
                 // than when a directory walk finds them.

@@ -578,3 +578,37 @@ fn new_from_rev_in_a_shallow_clone_says_how_to_deepen_it() {
     assert!(ran.stderr.contains("git fetch --deepen"), "{}", ran.stderr);
     assert!(ran.stderr.contains("fetch-depth: 0"), "{}", ran.stderr);
 }
+
+/// A blob at REV is read up to the size cap of a file, as the file itself is: a 1.1 GiB file
+/// committed and unchanged is "too large" at both ends (an old finding), within a 1 GiB address
+/// space, where reading the whole blob would abort.
+#[cfg(unix)]
+#[test]
+fn new_from_rev_reads_a_huge_blob_only_up_to_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    // Sparse: no disk for the working copy, and zeros deflate to almost nothing in git.
+    let f = std::fs::File::create(d.join("huge.yaml")).unwrap();
+    f.set_len(1100 << 20).unwrap();
+    drop(f);
+    write(&d.join("ok.yaml"), OLD);
+    git(d, &["-c", "core.looseCompression=1", "add", "."]);
+    git(d, &["commit", "-q", "-m", "first"]);
+    let out = Command::new("sh")
+        .current_dir(d)
+        .args([
+            "-c",
+            "ulimit -v 1048576 && exec \"$0\" lint --new-from-rev HEAD --format json .",
+            BIN,
+        ])
+        .output()
+        .unwrap();
+    let ran = Ran {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_eq!(ran.code, Some(0), "{}{}", ran.stdout, ran.stderr);
+    assert!(findings(&json(&ran)).is_empty(), "{}", ran.stdout);
+}
