@@ -1107,29 +1107,29 @@ fn intended(before: &Tree, kind: EditKind) -> Tree {
 
 /// The fixed object with appended env entries put in name order, as [`intended`] has them.
 fn normalised(after: &mut Tree, before: &Tree, kind: EditKind) {
-    if !matches!(kind, EditKind::Append | EditKind::AddKey) {
-        return;
+    fn env(t: &mut Tree) -> Option<&mut Vec<Tree>> {
+        let Tree::Map(root) = t else { return None };
+        let Some(Tree::Map(spec)) = root.get_mut("spec") else {
+            return None;
+        };
+        let Some(Tree::List(containers)) = spec.get_mut("containers") else {
+            return None;
+        };
+        let Some(Tree::Map(c)) = containers.first_mut() else {
+            return None;
+        };
+        match c.get_mut("env") {
+            Some(Tree::List(env)) => Some(env),
+            _ => None,
+        }
     }
     let kept = match kind {
-        EditKind::Append => {
-            let mut b = before.clone();
-            let container = &mut list_mut(map_mut(map_mut(&mut b, "spec"), "containers"))[0];
-            list_mut(map_mut(container, "env")).len()
-        }
-        _ => 0,
+        EditKind::Append => env(&mut before.clone()).map_or(0, |e| e.len()),
+        EditKind::AddKey => 0,
+        EditKind::Delete | EditKind::Replace => return,
     };
-    if let Tree::Map(spec) = after {
-        if let Some(Tree::Map(spec)) = spec.get_mut("spec") {
-            if let Some(Tree::List(cs)) = spec.get_mut("containers") {
-                if let Some(Tree::Map(c)) = cs.first_mut() {
-                    if let Some(Tree::List(env)) = c.get_mut("env") {
-                        if env.len() >= kept {
-                            env[kept..].sort_by(|a, b| env_name(a).cmp(&env_name(b)));
-                        }
-                    }
-                }
-            }
-        }
+    if let Some(env) = env(after).filter(|e| e.len() >= kept) {
+        env[kept..].sort_by(|a, b| env_name(a).cmp(&env_name(b)));
     }
 }
 
