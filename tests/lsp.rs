@@ -1049,7 +1049,8 @@ fn survives_malformed_frames_and_garbage_requests() {
         json!({"textDocument": {"uri": other, "version": 2},
                "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "x"}]}),
     );
-    // A change whose range is past the end of the document.
+    // A change whose range is past the end of the document: out of step, so its diagnostics
+    // are withdrawn until the whole text comes again.
     let mut text = BASE.to_string();
     lsp.open(&uri, "yaml", &text);
     lsp.notify(
@@ -1057,14 +1058,19 @@ fn survives_malformed_frames_and_garbage_requests() {
         json!({"textDocument": {"uri": uri, "version": 2},
                "contentChanges": [{"range": range(pos(500, 3), pos(900, 0)), "text": "# end\n"}]}),
     );
-    lsp.diagnostics(&uri, 2);
+    assert!(lsp.diagnostics(&uri, 2).is_empty());
     text.push_str("# end\n");
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]}),
+    );
+    lsp.diagnostics(&uri, 3);
     // Code actions for a document that is not open.
     assert!(lsp.code_actions(&other, &[], None).is_empty());
 
     // Still answering requests and publishing diagnostics.
     let r = range_of(&text, "api:1.0", 0, Enc::Utf16);
-    let diags = lsp.change(&uri, 3, &mut text, &[(r, "api:1.1")]);
+    let diags = lsp.change(&uri, 4, &mut text, &[(r, "api:1.1")]);
     assert_eq!(codes(&diags), ["GK101"]);
     assert!(!lsp.code_actions(&uri, &diags, None).is_empty());
     assert!(lsp.shutdown_and_exit().success());
@@ -1543,6 +1549,159 @@ fn a_long_one_line_document_is_answered_in_time() {
     let gk101 = diags.iter().find(|d| d["code"] == "GK101").unwrap();
     let r = byte_range(&text, &gk101["range"], Enc::Utf16);
     assert!(text[r].contains("512Mi"));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A large document (a stream of `n` Deployments) and its URI, opened; how long its first lint
+/// took.
+fn open_large(lsp: &mut Lsp, uri: &str, n: usize) -> (String, Duration) {
+    let text = (0..n)
+        .map(|i| BASE.replace("name: api\n", &format!("name: api-{i}\n")))
+        .collect::<Vec<_>>()
+        .join("---\n");
+    let started = Instant::now();
+    lsp.open(uri, "yaml", &text);
+    (text, started.elapsed())
+}
+
+/// Sixty one-character changes to `text` (each typed after the one before), written to the
+/// server in one go, as an editor's queue reaches a busy server; `text` is updated to match.
+fn burst(lsp: &mut Lsp, uri: &str, text: &mut String) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for k in 0..60 {
+        let at = text.find("image: ghcr.io/acme/api:1.0").unwrap() + "image: ".len();
+        let ch = if k % 2 == 0 { "x" } else { "" };
+        let (start, end) = if ch.is_empty() {
+            (at, at + 1)
+        } else {
+            (at, at)
+        };
+        let change = json!({"range": range(position(text, start, lsp.enc), position(text, end, lsp.enc)), "text": ch});
+        text.replace_range(start..end, ch);
+        let msg = json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": 2 + k}, "contentChanges": [change]}});
+        bytes.extend(frame(msg.to_string().as_bytes()));
+    }
+    // The last keystroke leaves the first image renamed.
+    let at = text.find("image: ghcr.io/acme/api:1.0").unwrap() + "image: ".len();
+    let change = json!({"range": range(position(text, at, lsp.enc), position(text, at, lsp.enc)), "text": "y"});
+    text.replace_range(at..at, "y");
+    let msg = json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+        "params": {"textDocument": {"uri": uri, "version": 62}, "contentChanges": [change]}});
+    bytes.extend(frame(msg.to_string().as_bytes()));
+    bytes
+}
+
+/// Sixty queued keystrokes on a large document are one lint, or a few, of the newest text, not
+/// sixty lints in a row that each fall further behind the editor.
+#[test]
+fn a_burst_of_changes_is_linted_once_at_its_newest_version() {
+    use golint_k8s::config::Config;
+    use golint_k8s::lsp::{document_diagnostics, Encoding};
+
+    let (dir, _, uri) = workspace("stream.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let (mut text, _) = open_large(&mut lsp, &uri, 400);
+    let bytes = burst(&mut lsp, &uri, &mut text);
+    lsp.write(&bytes);
+    let mut published = 0;
+    let last = loop {
+        let p = lsp.wait_diagnostics(&uri, Duration::from_secs(120));
+        published += 1;
+        if p["version"] == 62 {
+            break p;
+        }
+    };
+    assert!(published <= 3, "{published} lints for one burst");
+    let want = document_diagnostics(
+        &uri.parse().unwrap(),
+        &text,
+        &Config::default(),
+        Encoding::Utf16,
+    );
+    assert_eq!(last["diagnostics"], serde_json::to_value(want).unwrap());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// `shutdown` behind a burst of changes is answered without linting them first.
+#[test]
+fn shutdown_after_a_burst_is_answered_at_once() {
+    let (dir, _, uri) = workspace("stream.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let (mut text, one_lint) = open_large(&mut lsp, &uri, 400);
+    let mut bytes = burst(&mut lsp, &uri, &mut text);
+    lsp.next_id += 1;
+    let id = lsp.next_id;
+    bytes.extend(frame(
+        json!({"jsonrpc": "2.0", "id": id, "method": "shutdown", "params": null})
+            .to_string()
+            .as_bytes(),
+    ));
+    let started = Instant::now();
+    lsp.write(&bytes);
+    let resp = lsp.response(json!(id), "shutdown");
+    let took = started.elapsed();
+    assert_eq!(resp["result"], Value::Null, "{resp}");
+    assert!(
+        took < Duration::from_secs(2).max(one_lint * 3),
+        "shutdown took {took:?}; one lint takes {one_lint:?}"
+    );
+    lsp.notify("exit", Value::Null);
+    assert!(lsp.wait_exit(TIMEOUT).success());
+}
+
+/// A change that does not fit the text (past its last line, or an older version) is logged and
+/// withdraws the document's diagnostics, never applied somewhere else; the whole text brings it
+/// back.
+#[test]
+fn a_change_that_does_not_fit_is_logged_and_the_document_resynced() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), ["GK101"]);
+    for (version, change) in [
+        (
+            2,
+            json!({"range": range(pos(500, 3), pos(900, 0)), "text": "# end\n"}),
+        ),
+        (
+            1,
+            json!({"range": range(pos(0, 0), pos(0, 0)), "text": "# old\n"}),
+        ),
+    ] {
+        if version == 1 {
+            // Back in step first, then a version older than the last.
+            lsp.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": BASE}]}),
+            );
+            assert_eq!(codes(&lsp.diagnostics(&uri, 3)), ["GK101"]);
+        }
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+        );
+        let logged = lsp.wait_notification(TIMEOUT, "a log message", |m| {
+            m["method"] == "window/logMessage"
+        });
+        let message = logged["params"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("out of step") && message.contains(&uri),
+            "{message}"
+        );
+        assert!(lsp.diagnostics(&uri, version).is_empty());
+    }
+    // Ranged changes to a text we do not share publish nothing; the whole text does.
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 4},
+               "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "# x\n"}]}),
+    );
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 5},
+               "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "# y\n"}, {"text": BASE}]}),
+    );
+    assert_eq!(codes(&lsp.diagnostics(&uri, 5)), ["GK101"]);
     assert!(lsp.shutdown_and_exit().success());
 }
 

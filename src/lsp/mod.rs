@@ -2,8 +2,10 @@
 //! engine, the config file) and adds only what an editor needs: open documents kept in memory,
 //! positions in the client's encoding, diagnostics pushed on every change, and code actions.
 //!
-//! One thread, synchronous, as ruff and rust-analyzer's scaffold do it: linting a document takes
-//! milliseconds, so nothing is gained from queueing. Messages are read by [`wire`] rather than by
+//! One thread, synchronous, as ruff and rust-analyzer's scaffold do it. Changes are applied as they
+//! are read, but a document is linted only when no message is waiting: a burst of keystrokes on a
+//! large document is linted once, at its newest version, and a request queued behind the burst
+//! (`shutdown`) is answered without waiting for lints nobody will see. Messages are read by [`wire`] rather than by
 //! `lsp_server::Connection` so that a malformed message or a wrong length is logged and the
 //! server stays in step, instead of ending the connection or falling silent.
 
@@ -30,7 +32,6 @@ use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::lint::{lint_source, FileReport, Selection};
 use crate::source::{Origin, Source, MAX_FILE_BYTES};
 pub use convert::Encoding;
-use convert::LineIndex;
 
 pub const FIX_ALL_KIND: &str = "source.fixAll.golint-k8s";
 
@@ -45,6 +46,11 @@ struct Server {
     overrides: Overrides,
     finder: ConfigFinder,
     docs: HashMap<String, Doc>,
+    /// Documents changed since their diagnostics were last published, oldest first.
+    dirty: Vec<String>,
+    /// Documents whose text the client and the server no longer agree on (a change that could
+    /// not be applied): quiet until the client sends the whole text again.
+    out_of_step: std::collections::HashSet<String>,
     shutdown: bool,
     initialized: bool,
 }
@@ -66,10 +72,28 @@ pub fn run() -> i32 {
         overrides: Overrides::default(),
         finder: ConfigFinder::new(None, Overrides::default()),
         docs: HashMap::new(),
+        dirty: Vec::new(),
+        out_of_step: Default::default(),
         shutdown: false,
         initialized: false,
     };
     loop {
+        // Lint only when the client has nothing more to say: the changes still queued would
+        // make the lint stale before it is published.
+        if !server.dirty.is_empty() && input.buffer().is_empty() && !input_waiting() {
+            let flushed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                server.publish_dirty(&mut out)
+            }));
+            match flushed {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return 1,
+                Err(_) => log(
+                    &mut out,
+                    MessageType::ERROR,
+                    "golint-k8s: internal error while linting; please report it".into(),
+                ),
+            }
+        }
         let msg = match wire::read(&mut input, &mut more) {
             Ok(wire::Incoming::Message(msg)) => msg,
             Ok(wire::Incoming::Warned(msg, why)) => {
@@ -143,6 +167,17 @@ fn input_arrives(ms: i32) -> bool {
     };
     // SAFETY: one valid pollfd, on a descriptor the process keeps open.
     unsafe { libc::poll(&mut p, 1, ms) > 0 }
+}
+
+/// Whether a message is waiting to be read, without waiting for one.
+#[cfg(unix)]
+fn input_waiting() -> bool {
+    input_arrives(0)
+}
+
+#[cfg(not(unix))]
+fn input_waiting() -> bool {
+    false
 }
 
 #[cfg(not(unix))]
@@ -223,6 +258,8 @@ impl Server {
             )),
             request::Shutdown::METHOD => {
                 self.shutdown = true;
+                // Nobody will read diagnostics from now on.
+                self.dirty.clear();
                 Ok(Value::Null)
             }
             request::CodeActionRequest::METHOD => {
@@ -312,6 +349,7 @@ impl Server {
                     return Ok(());
                 };
                 let uri = p.text_document.uri.as_str().to_string();
+                self.out_of_step.remove(&uri);
                 self.docs.insert(
                     uri.clone(),
                     Doc {
@@ -319,36 +357,22 @@ impl Server {
                         version: p.text_document.version,
                     },
                 );
-                self.publish(&uri, out)
+                self.mark(uri);
+                Ok(())
             }
             notification::DidChangeTextDocument::METHOD => {
                 let Ok(p) = parse::<lsp_types::DidChangeTextDocumentParams>(params) else {
                     return Ok(());
                 };
-                let uri = p.text_document.uri.as_str().to_string();
-                let enc = self.encoding;
-                let Some(doc) = self.docs.get_mut(&uri) else {
-                    return Ok(());
-                };
-                for change in p.content_changes {
-                    match change.range {
-                        Some(r) => {
-                            let idx = LineIndex::new(&doc.text, enc);
-                            let start = idx.offset(r.start);
-                            let end = idx.offset(r.end).max(start);
-                            doc.text.replace_range(start..end, &change.text);
-                        }
-                        None => doc.text = change.text,
-                    }
-                }
-                doc.version = p.text_document.version;
-                self.publish(&uri, out)
+                self.change(p, out)
             }
             notification::DidSaveTextDocument::METHOD => {
                 let Ok(p) = parse::<lsp_types::DidSaveTextDocumentParams>(params) else {
                     return Ok(());
                 };
-                self.publish(p.text_document.uri.as_str(), out)
+                let uri = p.text_document.uri.as_str().to_string();
+                self.mark(uri);
+                Ok(())
             }
             notification::DidCloseTextDocument::METHOD => {
                 let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(params) else {
@@ -356,6 +380,8 @@ impl Server {
                 };
                 let uri = p.text_document.uri;
                 self.docs.remove(uri.as_str());
+                self.out_of_step.remove(uri.as_str());
+                self.dirty.retain(|d| d != uri.as_str());
                 publish_diagnostics(out, uri, Vec::new(), None)
             }
             notification::DidChangeWatchedFiles::METHOD => {
@@ -363,13 +389,107 @@ impl Server {
                 self.finder = ConfigFinder::new(None, self.overrides.clone());
                 let uris: Vec<String> = self.docs.keys().cloned().collect();
                 for uri in uris {
-                    self.publish(&uri, out)?;
+                    self.mark(uri);
                 }
                 Ok(())
             }
             // initialized, $/cancelRequest (every request is answered at once), $/setTrace, …
             _ => Ok(()),
         }
+    }
+
+    /// Apply a didChange to the document's text. The document is linted later, once the queue
+    /// is empty. A change that cannot be applied (a range past the last line, a version that
+    /// does not follow the last) means the client's text is not ours: it is logged, the
+    /// document's diagnostics are withdrawn and nothing is published for it until a change
+    /// carries the whole text or the document is opened again (positions in a text we do not
+    /// have would put fixes in the wrong place).
+    fn change(
+        &mut self,
+        p: lsp_types::DidChangeTextDocumentParams,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
+        let uri = p.text_document.uri.as_str().to_string();
+        let version = p.text_document.version;
+        let mut changes = p.content_changes;
+        if self.out_of_step.contains(&uri) {
+            // Only a whole text brings it back; ranged changes before it are moot.
+            let Some(full) = changes.iter().rposition(|c| c.range.is_none()) else {
+                return Ok(());
+            };
+            changes.drain(..full);
+            self.out_of_step.remove(&uri);
+            self.docs.insert(
+                uri.clone(),
+                Doc {
+                    text: String::new(),
+                    version,
+                },
+            );
+        }
+        let enc = self.encoding;
+        let Some(doc) = self.docs.get_mut(&uri) else {
+            return Ok(());
+        };
+        let mut problem = (version < doc.version)
+            .then(|| format!("version {version} arrived after version {}", doc.version));
+        for change in changes {
+            if problem.is_some() {
+                break;
+            }
+            match change.range {
+                Some(r) => {
+                    let start = convert::offset_in(&doc.text, r.start, enc);
+                    let end = convert::offset_in(&doc.text, r.end, enc);
+                    match (start, end) {
+                        (Some(s), Some(e)) if s <= e => doc.text.replace_range(s..e, &change.text),
+                        _ => {
+                            problem = Some(format!(
+                                "a change of lines {}-{} does not fit the document's {} lines",
+                                r.start.line + 1,
+                                r.end.line + 1,
+                                doc.text.lines().count()
+                            ))
+                        }
+                    }
+                }
+                None => doc.text = change.text,
+            }
+        }
+        doc.version = version;
+        let Some(problem) = problem else {
+            self.mark(uri);
+            return Ok(());
+        };
+        log(
+            out,
+            MessageType::WARNING,
+            format!(
+                "golint-k8s: {uri} is out of step: {problem}; its diagnostics are withdrawn until the editor sends the whole text (reopen the file)"
+            ),
+        );
+        self.docs.remove(&uri);
+        self.dirty.retain(|d| *d != uri);
+        self.out_of_step.insert(uri.clone());
+        match uri.parse::<lsp_types::Uri>() {
+            Ok(parsed) => publish_diagnostics(out, parsed, Vec::new(), Some(version)),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Lint `uri` once the queue is empty.
+    fn mark(&mut self, uri: String) {
+        if !self.dirty.contains(&uri) {
+            self.dirty.push(uri);
+        }
+    }
+
+    /// Publish the diagnostics of every document changed since its last publication.
+    fn publish_dirty(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        for uri in std::mem::take(&mut self.dirty) {
+            self.publish(&uri, out)?;
+        }
+        Ok(())
     }
 
     fn config_for(&self, uri: &str, out: &mut impl Write) -> std::sync::Arc<Config> {
