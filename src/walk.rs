@@ -89,7 +89,7 @@ pub fn collect(paths: &[String]) -> Walked {
 
 /// The chart directory when `path` lies under a Helm chart's `templates/` (a `templates` directory
 /// whose parent holds `Chart.yaml`).
-fn chart_of_template(path: &Path) -> Option<PathBuf> {
+pub(crate) fn chart_of_template(path: &Path) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(path).ok()?;
     let chart = abs
         .ancestors()

@@ -1706,6 +1706,161 @@ fn a_change_that_does_not_fit_is_logged_and_the_document_resynced() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The editor and the CLI agree
+
+/// A Go-looking Deployment with nothing in the manifest that names its runtime: assumed Go,
+/// GK201 and GK101, unless something beside it says otherwise.
+const UNDECLARED: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          resources:
+            requests: {cpu: "1", memory: 512Mi}
+            limits: {cpu: "2", memory: 512Mi}
+"#;
+
+const GO_DOCKERFILE: &str = "FROM golang:1.22 AS build\nRUN go build -o /app .\nFROM gcr.io/distroless/static\nCOPY --from=build /app /app\nENTRYPOINT [\"/app\"]\n";
+
+/// What `golint-k8s lint` finds in `path` (JSON), by code.
+fn cli_codes(path: &Path, stdin: Option<&str>) -> Vec<String> {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(path.parent().unwrap())
+        .args(["lint", "--format", "json"]);
+    match stdin {
+        Some(_) => cmd.arg("--stdin-filename").arg(path).arg("-"),
+        None => cmd.arg(path),
+    };
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A Deployment beside a Dockerfile `FROM python`, in a directory whose name needs
+/// percent-encoding: no Go findings in the editor, and fix-all adds no GOMEMLIMIT, as the CLI.
+#[test]
+fn the_editor_sees_the_dockerfile_beside_the_file_as_the_cli_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path().join("my app");
+    std::fs::create_dir(&app).unwrap();
+    std::fs::write(
+        app.join("Dockerfile"),
+        "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+    )
+    .unwrap();
+    let path = app.join("deploy.yaml");
+    std::fs::write(&path, UNDECLARED).unwrap();
+    let uri = format!("{}/my%20app/deploy.yaml", file_uri(dir.path()));
+    assert!(cli_codes(&path, None).is_empty());
+    assert_eq!(cli_fix(&path, UNDECLARED, &[]), UNDECLARED);
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(
+        codes(&lsp.open(&uri, "yaml", UNDECLARED)),
+        Vec::<&str>::new()
+    );
+    let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+    assert!(
+        actions
+            .iter()
+            .all(|a| !a.to_string().contains("GOMEMLIMIT")),
+        "{actions:#?}"
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// `per-file-ignores` apply in the editor and to `--stdin-filename`, as to the file itself.
+#[test]
+fn per_file_ignores_apply_in_the_editor_and_to_stdin_filename() {
+    let (dir, path, uri) = workspace("legacy/deploy.yaml");
+    std::fs::create_dir(dir.path().join("legacy")).unwrap();
+    std::fs::write(&path, BASE).unwrap();
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "per-file-ignores:\n  \"legacy/**\": [GK101]\n",
+    )
+    .unwrap();
+    assert!(cli_codes(&path, None).is_empty());
+    assert!(cli_codes(&path, Some(BASE)).is_empty(), "--stdin-filename");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), Vec::<&str>::new());
+    assert!(lsp.code_actions(&uri, &[], Some(&[FIX_ALL])).is_empty());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A template of a Helm chart is not YAML until rendered: the CLI skips it, and the editor
+/// publishes nothing for it.
+#[test]
+fn helm_templates_get_no_diagnostics_in_the_editor() {
+    let (dir, path, uri) = workspace("chart/templates/deployment.yaml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        dir.path().join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\nspec: {{ toYaml .Values.spec | nindent 2 }}\n{{- end }}\n";
+    std::fs::write(&path, text).unwrap();
+    assert!(cli_codes(&path, None).is_empty());
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(lsp.open(&uri, "yaml", text), Vec::<Value>::new());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A Dockerfile changed while the server runs is read again when the editor reports it.
+#[test]
+fn a_changed_dockerfile_is_read_again() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    std::fs::write(&path, UNDECLARED).unwrap();
+    let dockerfile = dir.path().join("Dockerfile");
+    std::fs::write(
+        &dockerfile,
+        "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+    )
+    .unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(
+        codes(&lsp.open(&uri, "yaml", UNDECLARED)),
+        Vec::<&str>::new()
+    );
+    std::fs::write(&dockerfile, GO_DOCKERFILE).unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&dockerfile), "type": 2}]}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    let mut got: Vec<&str> = codes(p["diagnostics"].as_array().unwrap());
+    got.sort();
+    let mut want = cli_codes(&path, None);
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(got, ["GK101", "GK201"]);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+// ---------------------------------------------------------------------------------------------
 // Soak
 
 /// 10,000 random edits (multi-byte characters, line breaks, long lines, several changes in one

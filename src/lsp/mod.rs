@@ -268,6 +268,9 @@ impl Server {
                 let Some(doc) = self.docs.get(&uri) else {
                     return Ok(Value::Array(Vec::new()));
                 };
+                if is_helm_template(&uri) {
+                    return Ok(Value::Array(Vec::new()));
+                }
                 let cfg = self.config_for(&uri, out);
                 let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding);
                 Ok(serde_json::to_value(list).unwrap_or(Value::Null))
@@ -385,8 +388,12 @@ impl Server {
                 publish_diagnostics(out, uri, Vec::new(), None)
             }
             notification::DidChangeWatchedFiles::METHOD => {
-                // A config file changed: forget every config read so far and lint again.
+                // A config, Dockerfile, go.mod or kustomization changed: forget every one read so
+                // far and lint again.
                 self.finder = ConfigFinder::new(None, self.overrides.clone());
+                crate::runtime::build::forget();
+                crate::runtime::gomod::forget();
+                crate::k8s::kustomize::forget();
                 let uris: Vec<String> = self.docs.keys().cloned().collect();
                 for uri in uris {
                     self.mark(uri);
@@ -525,6 +532,10 @@ impl Server {
             );
             return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
         }
+        // The CLI skips a chart's templates (Go templates, not YAML until rendered).
+        if is_helm_template(uri) {
+            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
+        }
         let cfg = self.config_for(uri, out);
         let diags = document_diagnostics(&parsed, &doc.text, &cfg, self.encoding);
         publish_diagnostics(out, parsed, diags, Some(doc.version))
@@ -576,13 +587,27 @@ fn publish_diagnostics(
     out.flush()
 }
 
-/// Ask the client to tell us when a config file changes.
+/// What the server asks the client to watch: config files, and the build files beside manifests
+/// that decide a container's runtime (Dockerfiles, go.mod, skaffold and Cloud Build files) or
+/// make a file a Kustomize patch.
+const WATCHED: [&str; 5] = [
+    "**/.golint-k8s.{yaml,yml}",
+    "**/{Dockerfile,Dockerfile.*,*.Dockerfile,Containerfile}",
+    "**/go.mod",
+    "**/{kustomization.yaml,kustomization.yml,Kustomization}",
+    "**/{skaffold.yaml,cloudbuild.yaml}",
+];
+
+/// Ask the client to tell us when a config or build file changes.
 fn register_config_watcher(out: &mut impl Write) {
     let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
-        watchers: vec![lsp_types::FileSystemWatcher {
-            glob_pattern: lsp_types::GlobPattern::String("**/.golint-k8s.{yaml,yml}".into()),
-            kind: None,
-        }],
+        watchers: WATCHED
+            .iter()
+            .map(|glob| lsp_types::FileSystemWatcher {
+                glob_pattern: lsp_types::GlobPattern::String((*glob).into()),
+                kind: None,
+            })
+            .collect(),
     };
     let params = lsp_types::RegistrationParams {
         registrations: vec![lsp_types::Registration {
@@ -601,9 +626,20 @@ fn register_config_watcher(out: &mut impl Write) {
     );
 }
 
+/// The one name of a document, as `--stdin-filename` gives it: the decoded path of a `file://`
+/// URI (so its config, Dockerfile, go.mod, kustomization and per-file-ignores are found as the
+/// CLI finds them for the same file), else the URI itself.
+pub(crate) fn document_name(uri: &str) -> String {
+    uri_path(uri).map_or_else(|| uri.to_string(), |p| p.display().to_string())
+}
+
+/// Whether the document is a template of a Helm chart, which the CLI skips.
+fn is_helm_template(uri: &str) -> bool {
+    uri_path(uri).is_some_and(|p| crate::walk::chart_of_template(&p).is_some())
+}
+
 pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config) -> FileReport {
-    let name = uri_path(uri).map_or_else(|| uri.to_string(), |p| p.display().to_string());
-    let src = Source::from_text(Origin::Stdin(name), text.to_string());
+    let src = Source::from_text(Origin::Stdin(document_name(uri)), text.to_string());
     if cfg.inspect_images {
         cached_images(&src, cfg);
     }
@@ -693,7 +729,8 @@ fn uri_path(uri: &str) -> Option<PathBuf> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&path[i + 1..i + 3], 16) {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+            if let Ok(b) = u8::from_str_radix(hex, 16) {
                 decoded.push(b);
                 i += 3;
                 continue;
