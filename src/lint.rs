@@ -221,6 +221,8 @@ pub fn check_file(
 
     let ignored = match &src.origin {
         Origin::File(path) => cfg.ignored_in(path),
+        // `--stdin-filename` (and the language server) name where the text lives.
+        Origin::Stdin(name) if name != "-" => cfg.ignored_in(std::path::Path::new(name)),
         Origin::Stdin(_) => Vec::new(),
     };
     let rules = Rules::enabled(sel, cfg, &ignored);

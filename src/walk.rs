@@ -180,7 +180,7 @@ pub fn collect(paths: &[String]) -> Walked {
 
 /// The chart directory when `path` lies under a Helm chart's `templates/` (a `templates` directory
 /// whose parent holds `Chart.yaml`), or with `skip` 0 is that directory itself.
-fn chart_of(path: &Path, skip: usize) -> Option<PathBuf> {
+pub(crate) fn chart_of(path: &Path, skip: usize) -> Option<PathBuf> {
     let abs = std::fs::canonicalize(path).ok()?;
     let chart = abs
         .ancestors()

@@ -456,6 +456,8 @@ fn large_linear_inputs_are_bounded() {
 /// CPU time (user and system, all threads) of `golint-k8s <args>` in `dir`, and its standard
 /// output. CPU time rather than the wall clock: other tests and builds share the machine.
 #[cfg(unix)]
+// The child is reaped by `wait4`, which also reports its CPU time.
+#[allow(clippy::zombie_processes)]
 fn cpu_time(dir: &Path, args: &[&str]) -> (Duration, Vec<u8>) {
     let out_path = dir.join(format!("out-{}.txt", args.join("-").replace('/', "_")));
     let mut child = Command::new(bin())

@@ -1086,7 +1086,8 @@ fn survives_malformed_frames_and_garbage_requests() {
         json!({"textDocument": {"uri": other, "version": 2},
                "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "x"}]}),
     );
-    // A change whose range is past the end of the document.
+    // A change whose range is past the end of the document: out of step, so its diagnostics
+    // are withdrawn until the whole text comes again.
     let mut text = BASE.to_string();
     lsp.open(&uri, "yaml", &text);
     lsp.notify(
@@ -1094,14 +1095,19 @@ fn survives_malformed_frames_and_garbage_requests() {
         json!({"textDocument": {"uri": uri, "version": 2},
                "contentChanges": [{"range": range(pos(500, 3), pos(900, 0)), "text": "# end\n"}]}),
     );
-    lsp.diagnostics(&uri, 2);
+    assert!(lsp.diagnostics(&uri, 2).is_empty());
     text.push_str("# end\n");
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": text}]}),
+    );
+    lsp.diagnostics(&uri, 3);
     // Code actions for a document that is not open.
     assert!(lsp.code_actions(&other, &[], None).is_empty());
 
     // Still answering requests and publishing diagnostics.
     let r = range_of(&text, "api:1.0", 0, Enc::Utf16);
-    let diags = lsp.change(&uri, 3, &mut text, &[(r, "api:1.1")]);
+    let diags = lsp.change(&uri, 4, &mut text, &[(r, "api:1.1")]);
     assert_eq!(codes(&diags), ["GK101"]);
     assert!(!lsp.code_actions(&uri, &diags, None).is_empty());
     assert!(lsp.shutdown_and_exit().success());
@@ -1580,6 +1586,314 @@ fn a_long_one_line_document_is_answered_in_time() {
     let gk101 = diags.iter().find(|d| d["code"] == "GK101").unwrap();
     let r = byte_range(&text, &gk101["range"], Enc::Utf16);
     assert!(text[r].contains("512Mi"));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A large document (a stream of `n` Deployments) and its URI, opened; how long its first lint
+/// took.
+fn open_large(lsp: &mut Lsp, uri: &str, n: usize) -> (String, Duration) {
+    let text = (0..n)
+        .map(|i| BASE.replace("name: api\n", &format!("name: api-{i}\n")))
+        .collect::<Vec<_>>()
+        .join("---\n");
+    let started = Instant::now();
+    lsp.open(uri, "yaml", &text);
+    (text, started.elapsed())
+}
+
+/// Sixty one-character changes to `text` (each typed after the one before), written to the
+/// server in one go, as an editor's queue reaches a busy server; `text` is updated to match.
+fn burst(lsp: &mut Lsp, uri: &str, text: &mut String) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    for k in 0..60 {
+        let at = text.find("image: ghcr.io/acme/api:1.0").unwrap() + "image: ".len();
+        let ch = if k % 2 == 0 { "x" } else { "" };
+        let (start, end) = if ch.is_empty() {
+            (at, at + 1)
+        } else {
+            (at, at)
+        };
+        let change = json!({"range": range(position(text, start, lsp.enc), position(text, end, lsp.enc)), "text": ch});
+        text.replace_range(start..end, ch);
+        let msg = json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+            "params": {"textDocument": {"uri": uri, "version": 2 + k}, "contentChanges": [change]}});
+        bytes.extend(frame(msg.to_string().as_bytes()));
+    }
+    // The last keystroke leaves the first image renamed.
+    let at = text.find("image: ghcr.io/acme/api:1.0").unwrap() + "image: ".len();
+    let change = json!({"range": range(position(text, at, lsp.enc), position(text, at, lsp.enc)), "text": "y"});
+    text.replace_range(at..at, "y");
+    let msg = json!({"jsonrpc": "2.0", "method": "textDocument/didChange",
+        "params": {"textDocument": {"uri": uri, "version": 62}, "contentChanges": [change]}});
+    bytes.extend(frame(msg.to_string().as_bytes()));
+    bytes
+}
+
+/// Sixty queued keystrokes on a large document are one lint, or a few, of the newest text, not
+/// sixty lints in a row that each fall further behind the editor.
+#[test]
+fn a_burst_of_changes_is_linted_once_at_its_newest_version() {
+    use golint_k8s::config::Config;
+    use golint_k8s::lsp::{document_diagnostics, Encoding};
+
+    let (dir, _, uri) = workspace("stream.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let (mut text, _) = open_large(&mut lsp, &uri, 400);
+    let bytes = burst(&mut lsp, &uri, &mut text);
+    lsp.write(&bytes);
+    let mut published = 0;
+    let last = loop {
+        let p = lsp.wait_diagnostics(&uri, Duration::from_secs(120));
+        published += 1;
+        if p["version"] == 62 {
+            break p;
+        }
+    };
+    assert!(published <= 3, "{published} lints for one burst");
+    let want = document_diagnostics(
+        &uri.parse().unwrap(),
+        &text,
+        &Config::default(),
+        Encoding::Utf16,
+    );
+    assert_eq!(last["diagnostics"], serde_json::to_value(want).unwrap());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// `shutdown` behind a burst of changes is answered without linting them first.
+#[test]
+fn shutdown_after_a_burst_is_answered_at_once() {
+    let (dir, _, uri) = workspace("stream.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let (mut text, one_lint) = open_large(&mut lsp, &uri, 400);
+    let mut bytes = burst(&mut lsp, &uri, &mut text);
+    lsp.next_id += 1;
+    let id = lsp.next_id;
+    bytes.extend(frame(
+        json!({"jsonrpc": "2.0", "id": id, "method": "shutdown", "params": null})
+            .to_string()
+            .as_bytes(),
+    ));
+    let started = Instant::now();
+    lsp.write(&bytes);
+    let resp = lsp.response(json!(id), "shutdown");
+    let took = started.elapsed();
+    assert_eq!(resp["result"], Value::Null, "{resp}");
+    assert!(
+        took < Duration::from_secs(2).max(one_lint * 3),
+        "shutdown took {took:?}; one lint takes {one_lint:?}"
+    );
+    lsp.notify("exit", Value::Null);
+    assert!(lsp.wait_exit(TIMEOUT).success());
+}
+
+/// A change that does not fit the text (past its last line, or an older version) is logged and
+/// withdraws the document's diagnostics, never applied somewhere else; the whole text brings it
+/// back.
+#[test]
+fn a_change_that_does_not_fit_is_logged_and_the_document_resynced() {
+    let (dir, _, uri) = workspace("deploy.yaml");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), ["GK101"]);
+    for (version, change) in [
+        (
+            2,
+            json!({"range": range(pos(500, 3), pos(900, 0)), "text": "# end\n"}),
+        ),
+        (
+            1,
+            json!({"range": range(pos(0, 0), pos(0, 0)), "text": "# old\n"}),
+        ),
+    ] {
+        if version == 1 {
+            // Back in step first, then a version older than the last.
+            lsp.notify(
+                "textDocument/didChange",
+                json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": BASE}]}),
+            );
+            assert_eq!(codes(&lsp.diagnostics(&uri, 3)), ["GK101"]);
+        }
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}),
+        );
+        let logged = lsp.wait_notification(TIMEOUT, "a log message", |m| {
+            m["method"] == "window/logMessage"
+        });
+        let message = logged["params"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("out of step") && message.contains(&uri),
+            "{message}"
+        );
+        assert!(lsp.diagnostics(&uri, version).is_empty());
+    }
+    // Ranged changes to a text we do not share publish nothing; the whole text does.
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 4},
+               "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "# x\n"}]}),
+    );
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 5},
+               "contentChanges": [{"range": range(pos(0, 0), pos(0, 0)), "text": "# y\n"}, {"text": BASE}]}),
+    );
+    assert_eq!(codes(&lsp.diagnostics(&uri, 5)), ["GK101"]);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The editor and the CLI agree
+
+/// A Go-looking Deployment with nothing in the manifest that names its runtime: assumed Go,
+/// GK201 and GK101, unless something beside it says otherwise.
+const UNDECLARED: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          resources:
+            requests: {cpu: "1", memory: 512Mi}
+            limits: {cpu: "2", memory: 512Mi}
+"#;
+
+const GO_DOCKERFILE: &str = "FROM golang:1.22 AS build\nRUN go build -o /app .\nFROM gcr.io/distroless/static\nCOPY --from=build /app /app\nENTRYPOINT [\"/app\"]\n";
+
+/// What `golint-k8s lint` finds in `path` (JSON), by code.
+fn cli_codes(path: &Path, stdin: Option<&str>) -> Vec<String> {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(path.parent().unwrap())
+        .args(["lint", "--format", "json"]);
+    match stdin {
+        Some(_) => cmd.arg("--stdin-filename").arg(path).arg("-"),
+        None => cmd.arg(path),
+    };
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.unwrap_or("").as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A Deployment beside a Dockerfile `FROM python`, in a directory whose name needs
+/// percent-encoding: no Go findings in the editor, and fix-all adds no GOMEMLIMIT, as the CLI.
+#[test]
+fn the_editor_sees_the_dockerfile_beside_the_file_as_the_cli_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = dir.path().join("my app");
+    std::fs::create_dir(&app).unwrap();
+    std::fs::write(
+        app.join("Dockerfile"),
+        "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+    )
+    .unwrap();
+    let path = app.join("deploy.yaml");
+    std::fs::write(&path, UNDECLARED).unwrap();
+    let uri = format!("{}/my%20app/deploy.yaml", file_uri(dir.path()));
+    assert!(cli_codes(&path, None).is_empty());
+    assert_eq!(cli_fix(&path, UNDECLARED, &[]), UNDECLARED);
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(
+        codes(&lsp.open(&uri, "yaml", UNDECLARED)),
+        Vec::<&str>::new()
+    );
+    let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+    assert!(
+        actions
+            .iter()
+            .all(|a| !a.to_string().contains("GOMEMLIMIT")),
+        "{actions:#?}"
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// `per-file-ignores` apply in the editor and to `--stdin-filename`, as to the file itself.
+#[test]
+fn per_file_ignores_apply_in_the_editor_and_to_stdin_filename() {
+    let (dir, path, uri) = workspace("legacy/deploy.yaml");
+    std::fs::create_dir(dir.path().join("legacy")).unwrap();
+    std::fs::write(&path, BASE).unwrap();
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "per-file-ignores:\n  \"legacy/**\": [GK101]\n",
+    )
+    .unwrap();
+    assert!(cli_codes(&path, None).is_empty());
+    assert!(cli_codes(&path, Some(BASE)).is_empty(), "--stdin-filename");
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), Vec::<&str>::new());
+    assert!(lsp.code_actions(&uri, &[], Some(&[FIX_ALL])).is_empty());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A template of a Helm chart is not YAML until rendered: the CLI skips it, and the editor
+/// publishes nothing for it.
+#[test]
+fn helm_templates_get_no_diagnostics_in_the_editor() {
+    let (dir, path, uri) = workspace("chart/templates/deployment.yaml");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(
+        dir.path().join("chart/Chart.yaml"),
+        "apiVersion: v2\nname: chart\nversion: 0.1.0\n",
+    )
+    .unwrap();
+    let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\nspec: {{ toYaml .Values.spec | nindent 2 }}\n{{- end }}\n";
+    std::fs::write(&path, text).unwrap();
+    assert!(cli_codes(&path, None).is_empty());
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(lsp.open(&uri, "yaml", text), Vec::<Value>::new());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A Dockerfile changed while the server runs is read again when the editor reports it.
+#[test]
+fn a_changed_dockerfile_is_read_again() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    std::fs::write(&path, UNDECLARED).unwrap();
+    let dockerfile = dir.path().join("Dockerfile");
+    std::fs::write(
+        &dockerfile,
+        "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+    )
+    .unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(
+        codes(&lsp.open(&uri, "yaml", UNDECLARED)),
+        Vec::<&str>::new()
+    );
+    std::fs::write(&dockerfile, GO_DOCKERFILE).unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&dockerfile), "type": 2}]}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    let mut got: Vec<&str> = codes(p["diagnostics"].as_array().unwrap());
+    got.sort();
+    let mut want = cli_codes(&path, None);
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(got, ["GK101", "GK201"]);
     assert!(lsp.shutdown_and_exit().success());
 }
 

@@ -15,6 +15,25 @@ const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomizat
 /// The patch files each kustomization directory lists (canonical paths), read once per directory.
 static PATCHES: LazyLock<Mutex<HashMap<PathBuf, Vec<PathBuf>>>> = LazyLock::new(Default::default);
 
+/// What [`listed_above`] worked out per directory.
+static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [PathBuf]>>> =
+    LazyLock::new(Default::default);
+
+/// Bumped by [`forget`], so that each thread's remembered directory is dropped too.
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Forget every kustomization read so far (a long-running language server was told one
+/// changed). What was handed out stays valid; it is only no longer given.
+pub fn forget() {
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    if let Ok(mut m) = ABOVE.lock() {
+        m.clear();
+    }
+    if let Ok(mut c) = PATCHES.lock() {
+        c.clear();
+    }
+}
+
 /// Whether a kustomization in the manifest's directory or one of its parents lists it as a patch.
 pub fn is_patch(manifest: &Path) -> bool {
     let Some(dir) = manifest.parent() else {
@@ -28,16 +47,15 @@ pub fn is_patch(manifest: &Path) -> bool {
 /// Every patch the kustomizations at or above a directory list: worked out once per directory
 /// (and remembered per thread for the next file, which is usually in the same one).
 pub fn listed_above(dir: &Path) -> &'static [PathBuf] {
-    static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [PathBuf]>>> =
-        LazyLock::new(Default::default);
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(PathBuf, &'static [PathBuf])>> =
+        static LAST: std::cell::RefCell<Option<(u64, PathBuf, &'static [PathBuf])>> =
             const { std::cell::RefCell::new(None) };
     }
+    let generation = GENERATION.load(std::sync::atomic::Ordering::SeqCst);
     let last = LAST.with_borrow(|l| {
         l.as_ref()
-            .filter(|(d, _)| d.as_os_str() == dir.as_os_str())
-            .map(|(_, listed)| *listed)
+            .filter(|(g, d, _)| *g == generation && d.as_os_str() == dir.as_os_str())
+            .map(|(_, _, listed)| *listed)
     });
     if let Some(listed) = last {
         return listed;
@@ -64,7 +82,7 @@ pub fn listed_above(dir: &Path) -> &'static [PathBuf] {
         }
         listed
     });
-    LAST.set(Some((dir.to_path_buf(), listed)));
+    LAST.set(Some((generation, dir.to_path_buf(), listed)));
     listed
 }
 

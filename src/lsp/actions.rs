@@ -194,7 +194,10 @@ fn suppression(lines: &LineIndex, nl: &str, line: u32, code: &str) -> TextEdit {
 /// One edit turning the document into what `golint-k8s fix` (safe fixes) makes of it: the
 /// changed middle between the common prefix and suffix.
 fn fix_all(uri: &Uri, text: &str, cfg: &Config, enc: Encoding) -> Option<TextEdit> {
-    let src = Source::from_text(Origin::Stdin(uri.as_str().to_string()), text.to_string());
+    // Named as the diagnostics name it, so the fixer sees the same Dockerfile, go.mod and
+    // kustomization beside the file, and the same per-file-ignores.
+    let name = super::document_name(uri.as_str());
+    let src = Source::from_text(Origin::Stdin(name), text.to_string());
     let out = fix_source(src, cfg, &Selection::default(), &Index::default(), false);
     if !out.changed() || out.error.is_some() {
         return None;

@@ -69,7 +69,9 @@ impl<'t> LineIndex<'t> {
         Range::new(self.position(r.start), self.position(r.end))
     }
 
-    /// The byte offset of a client position (clamped to the text and to its line).
+    /// The byte offset of a client position (clamped to the text and to its line); what
+    /// [`offset_in`] is checked against.
+    #[cfg(test)]
     pub fn offset(&self, p: Position) -> usize {
         let line = p.line as usize;
         if line >= self.starts.len() {
@@ -81,8 +83,66 @@ impl<'t> LineIndex<'t> {
     }
 }
 
+/// The byte offset of a client position in `text`, found by a scan to its line rather than an
+/// index of the whole text (a burst of keystrokes on a large document applies many changes in a
+/// row). Past a line's end or inside a character it is clamped as [`LineIndex::offset`] does;
+/// past the last line (other than at the start of the line after it) it is None: the client's
+/// text is not ours.
+pub fn offset_in(text: &str, p: Position, enc: Encoding) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let line = p.line as usize;
+    let start = match line {
+        0 => 0,
+        n => match memchr::memchr_iter(b'\n', bytes).nth(n - 1) {
+            Some(i) => i + 1,
+            // The line after the last, at its start: the end of the text.
+            None if p.character == 0 && memchr::memchr_iter(b'\n', bytes).count() + 1 == n => {
+                return Some(text.len())
+            }
+            None => return None,
+        },
+    };
+    let mut end = memchr::memchr(b'\n', &bytes[start..]).map_or(text.len(), |i| start + i);
+    if end > start && bytes[end - 1] == b'\r' {
+        end -= 1;
+    }
+    let line_text = &text[start..end];
+    let want = p.character as usize;
+    if line_text.is_ascii() {
+        return Some(start + want.min(line_text.len()));
+    }
+    let mut units = 0;
+    for (i, ch) in line_text.char_indices() {
+        if units >= want {
+            return Some(start + i);
+        }
+        units += match enc {
+            Encoding::Utf8 => ch.len_utf8(),
+            Encoding::Utf16 => ch.len_utf16(),
+        };
+    }
+    Some(end)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn offsets_without_an_index_agree_with_the_index() {
+        let text = "a: 1\r\n# \u{fc}\u{1f600} x: 2\n\nlast";
+        for enc in [Encoding::Utf8, Encoding::Utf16] {
+            let idx = LineIndex::new(text, enc);
+            for line in 0..4 {
+                for character in 0..20 {
+                    let p = Position::new(line, character);
+                    assert_eq!(offset_in(text, p, enc), Some(idx.offset(p)), "{p:?}");
+                }
+            }
+            assert_eq!(offset_in(text, Position::new(4, 0), enc), Some(text.len()));
+            assert_eq!(offset_in(text, Position::new(4, 1), enc), None);
+            assert_eq!(offset_in(text, Position::new(9, 0), enc), None);
+        }
+    }
+
     use super::*;
 
     #[test]

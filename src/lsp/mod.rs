@@ -2,8 +2,10 @@
 //! engine, the config file) and adds only what an editor needs: open documents kept in memory,
 //! positions in the client's encoding, diagnostics pushed on every change, and code actions.
 //!
-//! One thread, synchronous, as ruff and rust-analyzer's scaffold do it: linting a document takes
-//! milliseconds, so nothing is gained from queueing. Messages are read by [`wire`] rather than by
+//! One thread, synchronous, as ruff and rust-analyzer's scaffold do it. Changes are applied as they
+//! are read, but a document is linted only when no message is waiting: a burst of keystrokes on a
+//! large document is linted once, at its newest version, and a request queued behind the burst
+//! (`shutdown`) is answered without waiting for lints nobody will see. Messages are read by [`wire`] rather than by
 //! `lsp_server::Connection` so that a malformed message or a wrong length is logged and the
 //! server stays in step, instead of ending the connection or falling silent.
 
@@ -30,7 +32,6 @@ use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
 use crate::lint::{lint_source, FileReport, Selection};
 use crate::source::{Origin, Source, MAX_FILE_BYTES};
 pub use convert::Encoding;
-use convert::LineIndex;
 
 pub const FIX_ALL_KIND: &str = "source.fixAll.golint-k8s";
 
@@ -45,6 +46,11 @@ struct Server {
     overrides: Overrides,
     finder: ConfigFinder,
     docs: HashMap<String, Doc>,
+    /// Documents changed since their diagnostics were last published, oldest first.
+    dirty: Vec<String>,
+    /// Documents whose text the client and the server no longer agree on (a change that could
+    /// not be applied): quiet until the client sends the whole text again.
+    out_of_step: std::collections::HashSet<String>,
     shutdown: bool,
     initialized: bool,
 }
@@ -66,10 +72,28 @@ pub fn run() -> i32 {
         overrides: Overrides::default(),
         finder: ConfigFinder::new(None, Overrides::default()),
         docs: HashMap::new(),
+        dirty: Vec::new(),
+        out_of_step: Default::default(),
         shutdown: false,
         initialized: false,
     };
     loop {
+        // Lint only when the client has nothing more to say: the changes still queued would
+        // make the lint stale before it is published.
+        if !server.dirty.is_empty() && input.buffer().is_empty() && !input_waiting() {
+            let flushed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                server.publish_dirty(&mut out)
+            }));
+            match flushed {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return 1,
+                Err(_) => log(
+                    &mut out,
+                    MessageType::ERROR,
+                    "golint-k8s: internal error while linting; please report it".into(),
+                ),
+            }
+        }
         let msg = match wire::read(&mut input, &mut more) {
             Ok(wire::Incoming::Message(msg)) => msg,
             Ok(wire::Incoming::Warned(msg, why)) => {
@@ -143,6 +167,17 @@ fn input_arrives(ms: i32) -> bool {
     };
     // SAFETY: one valid pollfd, on a descriptor the process keeps open.
     unsafe { libc::poll(&mut p, 1, ms) > 0 }
+}
+
+/// Whether a message is waiting to be read, without waiting for one.
+#[cfg(unix)]
+fn input_waiting() -> bool {
+    input_arrives(0)
+}
+
+#[cfg(not(unix))]
+fn input_waiting() -> bool {
+    false
 }
 
 #[cfg(not(unix))]
@@ -223,6 +258,8 @@ impl Server {
             )),
             request::Shutdown::METHOD => {
                 self.shutdown = true;
+                // Nobody will read diagnostics from now on.
+                self.dirty.clear();
                 Ok(Value::Null)
             }
             request::CodeActionRequest::METHOD => {
@@ -231,6 +268,9 @@ impl Server {
                 let Some(doc) = self.docs.get(&uri) else {
                     return Ok(Value::Array(Vec::new()));
                 };
+                if is_helm_template(&uri) {
+                    return Ok(Value::Array(Vec::new()));
+                }
                 let cfg = self.config_for(&uri, out);
                 let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding);
                 Ok(serde_json::to_value(list).unwrap_or(Value::Null))
@@ -312,6 +352,7 @@ impl Server {
                     return Ok(());
                 };
                 let uri = p.text_document.uri.as_str().to_string();
+                self.out_of_step.remove(&uri);
                 self.docs.insert(
                     uri.clone(),
                     Doc {
@@ -319,36 +360,22 @@ impl Server {
                         version: p.text_document.version,
                     },
                 );
-                self.publish(&uri, out)
+                self.mark(uri);
+                Ok(())
             }
             notification::DidChangeTextDocument::METHOD => {
                 let Ok(p) = parse::<lsp_types::DidChangeTextDocumentParams>(params) else {
                     return Ok(());
                 };
-                let uri = p.text_document.uri.as_str().to_string();
-                let enc = self.encoding;
-                let Some(doc) = self.docs.get_mut(&uri) else {
-                    return Ok(());
-                };
-                for change in p.content_changes {
-                    match change.range {
-                        Some(r) => {
-                            let idx = LineIndex::new(&doc.text, enc);
-                            let start = idx.offset(r.start);
-                            let end = idx.offset(r.end).max(start);
-                            doc.text.replace_range(start..end, &change.text);
-                        }
-                        None => doc.text = change.text,
-                    }
-                }
-                doc.version = p.text_document.version;
-                self.publish(&uri, out)
+                self.change(p, out)
             }
             notification::DidSaveTextDocument::METHOD => {
                 let Ok(p) = parse::<lsp_types::DidSaveTextDocumentParams>(params) else {
                     return Ok(());
                 };
-                self.publish(p.text_document.uri.as_str(), out)
+                let uri = p.text_document.uri.as_str().to_string();
+                self.mark(uri);
+                Ok(())
             }
             notification::DidCloseTextDocument::METHOD => {
                 let Ok(p) = parse::<lsp_types::DidCloseTextDocumentParams>(params) else {
@@ -356,20 +383,120 @@ impl Server {
                 };
                 let uri = p.text_document.uri;
                 self.docs.remove(uri.as_str());
+                self.out_of_step.remove(uri.as_str());
+                self.dirty.retain(|d| d != uri.as_str());
                 publish_diagnostics(out, uri, Vec::new(), None)
             }
             notification::DidChangeWatchedFiles::METHOD => {
-                // A config file changed: forget every config read so far and lint again.
+                // A config, Dockerfile, go.mod or kustomization changed: forget every one read so
+                // far and lint again.
                 self.finder = ConfigFinder::new(None, self.overrides.clone());
+                crate::runtime::build::forget();
+                crate::runtime::gomod::forget();
+                crate::k8s::kustomize::forget();
                 let uris: Vec<String> = self.docs.keys().cloned().collect();
                 for uri in uris {
-                    self.publish(&uri, out)?;
+                    self.mark(uri);
                 }
                 Ok(())
             }
             // initialized, $/cancelRequest (every request is answered at once), $/setTrace, …
             _ => Ok(()),
         }
+    }
+
+    /// Apply a didChange to the document's text. The document is linted later, once the queue
+    /// is empty. A change that cannot be applied (a range past the last line, a version that
+    /// does not follow the last) means the client's text is not ours: it is logged, the
+    /// document's diagnostics are withdrawn and nothing is published for it until a change
+    /// carries the whole text or the document is opened again (positions in a text we do not
+    /// have would put fixes in the wrong place).
+    fn change(
+        &mut self,
+        p: lsp_types::DidChangeTextDocumentParams,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
+        let uri = p.text_document.uri.as_str().to_string();
+        let version = p.text_document.version;
+        let mut changes = p.content_changes;
+        if self.out_of_step.contains(&uri) {
+            // Only a whole text brings it back; ranged changes before it are moot.
+            let Some(full) = changes.iter().rposition(|c| c.range.is_none()) else {
+                return Ok(());
+            };
+            changes.drain(..full);
+            self.out_of_step.remove(&uri);
+            self.docs.insert(
+                uri.clone(),
+                Doc {
+                    text: String::new(),
+                    version,
+                },
+            );
+        }
+        let enc = self.encoding;
+        let Some(doc) = self.docs.get_mut(&uri) else {
+            return Ok(());
+        };
+        let mut problem = (version < doc.version)
+            .then(|| format!("version {version} arrived after version {}", doc.version));
+        for change in changes {
+            if problem.is_some() {
+                break;
+            }
+            match change.range {
+                Some(r) => {
+                    let start = convert::offset_in(&doc.text, r.start, enc);
+                    let end = convert::offset_in(&doc.text, r.end, enc);
+                    match (start, end) {
+                        (Some(s), Some(e)) if s <= e => doc.text.replace_range(s..e, &change.text),
+                        _ => {
+                            problem = Some(format!(
+                                "a change of lines {}-{} does not fit the document's {} lines",
+                                r.start.line + 1,
+                                r.end.line + 1,
+                                doc.text.lines().count()
+                            ))
+                        }
+                    }
+                }
+                None => doc.text = change.text,
+            }
+        }
+        doc.version = version;
+        let Some(problem) = problem else {
+            self.mark(uri);
+            return Ok(());
+        };
+        log(
+            out,
+            MessageType::WARNING,
+            format!(
+                "golint-k8s: {uri} is out of step: {problem}; its diagnostics are withdrawn until the editor sends the whole text (reopen the file)"
+            ),
+        );
+        self.docs.remove(&uri);
+        self.dirty.retain(|d| *d != uri);
+        self.out_of_step.insert(uri.clone());
+        match uri.parse::<lsp_types::Uri>() {
+            Ok(parsed) => publish_diagnostics(out, parsed, Vec::new(), Some(version)),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Lint `uri` once the queue is empty.
+    fn mark(&mut self, uri: String) {
+        if !self.dirty.contains(&uri) {
+            self.dirty.push(uri);
+        }
+    }
+
+    /// Publish the diagnostics of every document changed since its last publication.
+    fn publish_dirty(&mut self, out: &mut impl Write) -> std::io::Result<()> {
+        for uri in std::mem::take(&mut self.dirty) {
+            self.publish(&uri, out)?;
+        }
+        Ok(())
     }
 
     fn config_for(&self, uri: &str, out: &mut impl Write) -> std::sync::Arc<Config> {
@@ -403,6 +530,10 @@ impl Server {
                 MessageType::WARNING,
                 format!("golint-k8s: {uri} is larger than {MAX_FILE_BYTES} bytes; not linted"),
             );
+            return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
+        }
+        // The CLI skips a chart's templates (Go templates, not YAML until rendered).
+        if is_helm_template(uri) {
             return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
         }
         let cfg = self.config_for(uri, out);
@@ -456,13 +587,27 @@ fn publish_diagnostics(
     out.flush()
 }
 
-/// Ask the client to tell us when a config file changes.
+/// What the server asks the client to watch: config files, and the build files beside manifests
+/// that decide a container's runtime (Dockerfiles, go.mod, skaffold and Cloud Build files) or
+/// make a file a Kustomize patch.
+const WATCHED: [&str; 5] = [
+    "**/.golint-k8s.{yaml,yml}",
+    "**/{Dockerfile,Dockerfile.*,*.Dockerfile,Containerfile}",
+    "**/go.mod",
+    "**/{kustomization.yaml,kustomization.yml,Kustomization}",
+    "**/{skaffold.yaml,cloudbuild.yaml}",
+];
+
+/// Ask the client to tell us when a config or build file changes.
 fn register_config_watcher(out: &mut impl Write) {
     let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
-        watchers: vec![lsp_types::FileSystemWatcher {
-            glob_pattern: lsp_types::GlobPattern::String("**/.golint-k8s.{yaml,yml}".into()),
-            kind: None,
-        }],
+        watchers: WATCHED
+            .iter()
+            .map(|glob| lsp_types::FileSystemWatcher {
+                glob_pattern: lsp_types::GlobPattern::String((*glob).into()),
+                kind: None,
+            })
+            .collect(),
     };
     let params = lsp_types::RegistrationParams {
         registrations: vec![lsp_types::Registration {
@@ -481,9 +626,20 @@ fn register_config_watcher(out: &mut impl Write) {
     );
 }
 
+/// The one name of a document, as `--stdin-filename` gives it: the decoded path of a `file://`
+/// URI (so its config, Dockerfile, go.mod, kustomization and per-file-ignores are found as the
+/// CLI finds them for the same file), else the URI itself.
+pub(crate) fn document_name(uri: &str) -> String {
+    uri_path(uri).map_or_else(|| uri.to_string(), |p| p.display().to_string())
+}
+
+/// Whether the document is a template of a Helm chart, which the CLI skips.
+fn is_helm_template(uri: &str) -> bool {
+    uri_path(uri).is_some_and(|p| crate::walk::chart_of(&p, 1).is_some())
+}
+
 pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config) -> FileReport {
-    let name = uri_path(uri).map_or_else(|| uri.to_string(), |p| p.display().to_string());
-    let src = Source::from_text(Origin::Stdin(name), text.to_string());
+    let src = Source::from_text(Origin::Stdin(document_name(uri)), text.to_string());
     if cfg.inspect_images {
         cached_images(&src, cfg);
     }
@@ -573,7 +729,8 @@ fn uri_path(uri: &str) -> Option<PathBuf> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let Ok(b) = u8::from_str_radix(&path[i + 1..i + 3], 16) {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).unwrap_or("");
+            if let Ok(b) = u8::from_str_radix(hex, 16) {
                 decoded.push(b);
                 i += 3;
                 continue;

@@ -94,6 +94,17 @@ static DIRS: LazyLock<Mutex<foldhash::HashMap<PathBuf, &'static DirIndex>>> =
 static DOCKERFILES: LazyLock<Mutex<foldhash::HashMap<PathBuf, Option<&'static BuildFacts>>>> =
     LazyLock::new(Default::default);
 
+/// Forget every directory listing and Dockerfile read so far (a long-running language server was
+/// told one changed). What was handed out stays valid (leaked); it is only no longer given.
+pub fn forget() {
+    if let Ok(mut d) = DIRS.lock() {
+        d.clear();
+    }
+    if let Ok(mut d) = DOCKERFILES.lock() {
+        d.clear();
+    }
+}
+
 /// The build facts of `image` for a manifest at `manifest`. (Both caches live as long as the
 /// process and never forget, so their entries are leaked rather than counted.)
 pub fn facts(manifest: &Path, image: &super::catalog::ImageRef) -> Option<&'static BuildFacts> {

@@ -42,6 +42,13 @@ type Cache = Mutex<HashMap<(PathBuf, String), Option<Arc<MainPackage>>>>;
 /// go.mod files are read once per directory and import path, however many manifests name them.
 static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
 
+/// Forget every go.mod read so far (a long-running language server was told one changed).
+pub fn forget() {
+    if let Ok(mut c) = CACHE.lock() {
+        c.clear();
+    }
+}
+
 /// The main package of `ko://import/path` for a manifest at `manifest`: the nearest go.mod in
 /// the manifest's directory or its parents whose module is a prefix of the import path, then the
 /// nearest go.mod above the package directory itself (a nested module).
