@@ -729,6 +729,8 @@ fn images_that_run(client: &Client, rt: &tokio::runtime::Runtime, kc: &str) {
             "--format",
             "json",
         ])
+        // A loopback registry is read only when named (docs/images.md).
+        .args(["--insecure-registry", &reg])
         .env_remove("KUBECONFIG")
         .env("GOLINT_K8S_CACHE", dir.join("cache"))
         .env("DOCKER_CONFIG", dir.join("no-docker-config"))

@@ -1218,12 +1218,12 @@ fn an_unlisted_loopback_registry_is_not_contacted() {
     let manifest = dir.join("deploy.yaml");
     std::fs::write(&manifest, deployment(&[("app", &image)])).unwrap();
     // No config: the registry is not listed.
-    let l = golint_in(
-        Command::new(env!("CARGO_BIN_EXE_golint-k8s")),
+    let (l, _) = golint_measured(
         &dir.join("cache"),
-        &dir.join("no-docker-config"),
         &["--inspect-images", "--format", "json"],
         &manifest,
+        &[],
+        Duration::from_secs(60),
     );
     assert!(l.code == 0 || l.code == 1, "{}", l.stderr);
     let line = note(&l, &image);

@@ -179,7 +179,7 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
             }
             // Not contacted at all: a manifest under review must not make the run probe the
             // network it runs in.
-            _ if !allowed(reference.resolve_registry(), &opts.registries) => {
+            _ if !allowed(reference.resolve_registry(), &listed_hosts(opts)) => {
                 answers.insert(text, Err(not_allowed(reference.resolve_registry())));
             }
             Cached::Digest(d) => asked.push((text, reference, Some(d))),
@@ -344,10 +344,20 @@ fn public_address(ip: IpAddr) -> bool {
     }
 }
 
+/// The registries read besides the public ones: the config's, and those named with
+/// `--insecure-registry` (named by whoever runs the lint, not by the files it reads).
+fn listed_hosts(opts: &Options) -> Vec<String> {
+    opts.registries
+        .iter()
+        .chain(&opts.insecure)
+        .cloned()
+        .collect()
+}
+
 /// Hosts whose addresses are not checked: the registries the config lists (which may be on
 /// the local network), and the HTTP proxy the environment names, which requests go through.
 fn trusted_hosts(opts: &Options) -> Vec<String> {
-    let mut hosts = opts.registries.clone();
+    let mut hosts = listed_hosts(opts);
     for var in [
         "HTTPS_PROXY",
         "https_proxy",
@@ -859,14 +869,18 @@ impl Session<'_> {
     /// the manifest it serves. Either is checked when the manifest is read by it.
     async fn resolve(&self, tag: &str) -> Result<String, String> {
         let path = format!("/v2/{}/manifests/{tag}", self.repository);
-        let res = self
+        // An answer to HEAD has no body: a refusal or an absence is asked again with GET, whose
+        // body says why (`DENIED`, `MANIFEST_UNKNOWN`).
+        let header = self
             .send(reqwest::Method::HEAD, &path, Some(MANIFEST_TYPES))
-            .await?;
-        let header = res
-            .headers()
-            .get("docker-content-digest")
-            .and_then(|h| h.to_str().ok())
-            .map(str::to_string);
+            .await
+            .ok()
+            .and_then(|res| {
+                res.headers()
+                    .get("docker-content-digest")
+                    .and_then(|h| h.to_str().ok())
+                    .map(str::to_string)
+            });
         if let Some(d) = header {
             check_digest(&d)?;
             return Ok(d);

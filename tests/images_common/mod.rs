@@ -82,12 +82,12 @@ pub fn layer(dir: &Path, name: &str, entries: &[(&str, &[u8])]) -> PathBuf {
     path
 }
 
-/// Lets a lint of the files in `dir` read registries on loopback, which it refuses unless the
-/// config lists them (docs/images.md). A config already there is left as it is.
+/// Lets a lint of the files in `dir` read registries (and token services) on loopback, which it
+/// refuses unless the config lists them (docs/images.md). A config already there is left as it is.
 pub fn allow_loopback(dir: &Path) {
     let cfg = dir.join(".golint-k8s.yaml");
     if !cfg.exists() {
-        std::fs::write(cfg, "image-registries: [\"127.0.0.1\"]\n").unwrap();
+        std::fs::write(cfg, "image-registries: [\"127.0.0.1\", localhost]\n").unwrap();
     }
 }
 
