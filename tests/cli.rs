@@ -927,3 +927,24 @@ fn a_charts_templates_directory_named_directly_is_skipped_like_the_chart() {
         assert_eq!(out.status.code(), Some(0), "{named:?}: {err}");
     }
 }
+
+/// kubectl reads a stream that starts with `{` as JSON values, one after the other with or
+/// without white space between them: each is applied, so each is linted.
+#[test]
+fn each_object_of_a_json_stream_is_linted() {
+    let pod = |n: &str| {
+        format!(
+            "{{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"{n}\"}}, \"spec\": {{\"containers\": [{{\"name\": \"c\", \"image\": \"golang:1.22\", \"env\": [{{\"name\": \"GOGC\", \"value\": \"of\"}}]}}]}}}}"
+        )
+    };
+    for sep in ["", "\n", " \r\n\n"] {
+        let stream = format!("{}{sep}{}\n", pod("a"), pod("b"));
+        let found = findings_of(&stream);
+        let gk301: Vec<&(String, u64)> = found.iter().filter(|(c, _)| c == "GK301").collect();
+        assert_eq!(gk301.len(), 2, "{sep:?}: {found:?}");
+        assert!(
+            !found.iter().any(|(c, _)| c == "GK000"),
+            "{sep:?}: {found:?}"
+        );
+    }
+}

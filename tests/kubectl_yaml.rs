@@ -123,13 +123,6 @@ const ALLOWED: &[(&str, Kind, &str)] = &[
         Kind::GolintRejects,
         "kubectl turns a byte-order mark inside a document into an invisible part of a key",
     ),
-    // A stream that starts with `{` is read by kubectl as a sequence of JSON values, which may
-    // follow each other without `---`. As YAML, a second value after the first is an error.
-    (
-        "gen/edge/json-stream",
-        Kind::GolintRejects,
-        "concatenated JSON values are kubectl's JSON mode; golint-k8s reads YAML",
-    ),
     // go-yaml decodes only the first document of each piece kubectl cuts at `---` lines, so a
     // document after `...` without its own `---` is silently dropped (and libyaml would refuse
     // it: YAML 1.1 wants `---` there). golint-k8s reports it instead of linting it.
@@ -887,6 +880,9 @@ fn parity_cases() -> Vec<(String, Vec<u8>)> {
         ("yaml-1-2-directive", "%YAML 1.2\n---\na: 1\n".into()),
         ("document-after-end-marker", "a: 1\n...\nb: 2\n---\nc: 3\n".into()),
         ("end-marker-then-start", "a: 1\n...\n---\nc: 3\n".into()),
+        ("json-stream-concatenated", "{\"a\": {\"s\": \"}{\\\"\"}}{\"b\": [2]}\n".into()),
+        ("json-stream-one-a-line", "  {\"a\": 1}\n\n{\"b\": 2}\r\n{\"c\": 3}".into()),
+        ("json-stream-then-garbage", "{\"a\": 1}\n{\"b\": 2}\nc: 3\n".into()),
     ];
     cases
         .into_iter()
