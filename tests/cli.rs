@@ -948,3 +948,62 @@ fn each_object_of_a_json_stream_is_linted() {
         );
     }
 }
+
+/// kubectl decodes a UTF-16 file that starts with a byte order mark (go-yaml reads the mark),
+/// and only its first YAML document: `---` in UTF-16 is not the line kubectl cuts at. Such a file
+/// is linted at the right lines, and `fix` leaves it alone with a reason.
+#[test]
+fn utf16_files_are_linted_as_kubectl_decodes_them() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOGC\n      value: \"of\"\n";
+    let text = format!("# é\n{pod}---\n{pod}");
+    let dir = tempfile::tempdir().unwrap();
+    for big in [false, true] {
+        let mut bytes = if big {
+            vec![0xfe, 0xff]
+        } else {
+            vec![0xff, 0xfe]
+        };
+        for u in text.encode_utf16() {
+            bytes.extend(if big {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        let path = dir.path().join(if big { "be.yaml" } else { "le.yaml" });
+        std::fs::write(&path, &bytes).unwrap();
+        let out = cmd()
+            .args(["lint", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<(&str, u64, u64)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap(),
+                    f["line"].as_u64().unwrap(),
+                    f["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert!(found.contains(&("GK301", 12, 14)), "{big}: {found:?}");
+        // The second document is not applied by kubectl: said, not linted.
+        assert!(found.contains(&("GK000", 13, 1)), "{big}: {found:?}");
+        assert!(
+            !found.iter().any(|f| f.0 == "GK301" && f.1 > 13),
+            "{found:?}"
+        );
+        let out = cmd()
+            .args(["fix", "--unsafe-fixes"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("UTF-16"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{err}");
+    }
+}
