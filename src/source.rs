@@ -45,6 +45,8 @@ pub struct Source {
     /// UTF-16 text with bytes after its last line feed byte: kubectl's line reader gives that
     /// last line a line feed of one byte, which leaves an incomplete character at the end.
     utf16_odd_end: bool,
+    /// UTF-16 in big-endian byte order.
+    utf16_be: bool,
     line_starts: Vec<usize>,
     /// Characters before each offset, built on the first column asked for.
     chars: std::sync::OnceLock<crate::text::Units>,
@@ -161,6 +163,7 @@ impl Source {
                     let mut src = Source::from_text(origin, text);
                     src.utf16 = true;
                     src.utf16_odd_end = bytes.last() != Some(&b'\n');
+                    src.utf16_be = big;
                     Ok(src)
                 }
                 Err(offset) => Err(fail(origin, DecodeError::InvalidUtf16 { offset }, bytes)),
@@ -196,6 +199,7 @@ impl Source {
             bom_len,
             utf16: false,
             utf16_odd_end: false,
+            utf16_be: false,
             line_starts,
             chars: std::sync::OnceLock::new(),
         }
@@ -229,6 +233,17 @@ impl Source {
             }
         }
         y
+    }
+
+    /// `text` in this input's encoding: UTF-8, or UTF-16 in its byte order.
+    pub fn encode(&self, text: &str) -> Vec<u8> {
+        if !self.utf16 {
+            return text.as_bytes().to_vec();
+        }
+        let be = self.utf16_be;
+        text.encode_utf16()
+            .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+            .collect()
     }
 
     /// The text the YAML parser sees (without a BOM).
