@@ -136,7 +136,7 @@ pub fn lint_source_with(
     enrich: impl FnOnce(&Source, &Yaml, &mut Vec<Diagnostic>),
 ) -> FileReport {
     let (diagnostics, stats) = {
-        let y = yaml::parse(src.yaml_text(), src.bom_len);
+        let y = src.parse();
         let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel, others);
         enrich(&src, &y, &mut diagnostics);
         crate::fingerprint::set_all(&src.name, &y, &mut diagnostics);
@@ -389,7 +389,7 @@ pub struct ContainerRow {
 
 /// Every container of a source with the Go view the rules would see.
 pub fn containers(src: &Source, cfg: &Config) -> Vec<ContainerRow> {
-    let y = yaml::parse(src.yaml_text(), src.bom_len);
+    let y = src.parse();
     let manifest = match &src.origin {
         Origin::File(p) => Some(p.as_path()),
         Origin::Stdin(name) if name != "-" => Some(std::path::Path::new(name.as_str())),
@@ -425,7 +425,7 @@ fn pod_specs<'y>(y: &'y Yaml, cfg: &Config) -> Vec<(Object<'y>, k8s::PodSpecRef)
 
 /// The image references of a source's containers, as written (`--inspect-images`).
 pub fn images(src: &Source, cfg: &Config) -> Vec<String> {
-    let y = yaml::parse(src.yaml_text(), src.bom_len);
+    let y = src.parse();
     let mut out = Vec::new();
     for (_, spec) in pod_specs(&y, cfg) {
         let pod = Pod::read(&y, spec);

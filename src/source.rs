@@ -39,6 +39,14 @@ pub struct Source {
     pub text: String,
     /// Byte offset where the text proper starts (3 when a UTF-8 byte order mark was skipped).
     pub bom_len: usize,
+    /// The file is UTF-16 (it starts with that byte order mark): `text` is its decoded text, a
+    /// byte offset is not the file's, and kubectl decodes only its first YAML document.
+    pub utf16: bool,
+    /// UTF-16 text with bytes after its last line feed byte: kubectl's line reader gives that
+    /// last line a line feed of one byte, which leaves an incomplete character at the end.
+    utf16_odd_end: bool,
+    /// UTF-16 in big-endian byte order.
+    utf16_be: bool,
     line_starts: Vec<usize>,
     /// Characters before each offset, built on the first column asked for.
     chars: std::sync::OnceLock<crate::text::Units>,
@@ -56,16 +64,28 @@ pub struct DecodeFailure {
 /// Why a byte string could not be treated as YAML text. Each carries the byte offset it found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
-    TooLarge { bytes: u64 },
-    Binary { offset: usize },
-    InvalidUtf8 { offset: usize },
+    TooLarge {
+        bytes: u64,
+    },
+    Binary {
+        offset: usize,
+    },
+    InvalidUtf8 {
+        offset: usize,
+    },
+    /// A UTF-16 text with an odd number of bytes or an unpaired surrogate.
+    InvalidUtf16 {
+        offset: usize,
+    },
 }
 
 impl DecodeError {
     pub fn offset(&self) -> usize {
         match self {
             DecodeError::TooLarge { .. } => 0,
-            DecodeError::Binary { offset } | DecodeError::InvalidUtf8 { offset } => *offset,
+            DecodeError::Binary { offset }
+            | DecodeError::InvalidUtf8 { offset }
+            | DecodeError::InvalidUtf16 { offset } => *offset,
         }
     }
 
@@ -83,8 +103,34 @@ impl DecodeError {
             DecodeError::InvalidUtf8 { offset } => {
                 format!("invalid UTF-8 at byte offset {offset}; YAML must be UTF-8 text")
             }
+            DecodeError::InvalidUtf16 { offset } => {
+                format!("invalid UTF-16 at byte offset {offset} of a file that starts with a UTF-16 byte order mark")
+            }
         }
     }
+}
+
+/// UTF-16 text (byte order mark included, which becomes U+FEFF) as UTF-8; the byte offset of
+/// the first code unit that is not part of a character when there is one.
+fn decode_utf16(bytes: &[u8], big: bool) -> Result<String, usize> {
+    if bytes.len() % 2 == 1 {
+        return Err(bytes.len() - 1);
+    }
+    let units = bytes.chunks_exact(2).map(|c| {
+        if big {
+            u16::from_be_bytes([c[0], c[1]])
+        } else {
+            u16::from_le_bytes([c[0], c[1]])
+        }
+    });
+    let mut text = String::with_capacity(bytes.len());
+    let mut at = 0;
+    for c in char::decode_utf16(units) {
+        let c = c.map_err(|_| at)?;
+        at += 2 * c.len_utf16();
+        text.push(c);
+    }
+    Ok(text)
 }
 
 impl Source {
@@ -103,6 +149,25 @@ impl Source {
                 bytes: bytes.len() as u64,
             };
             return Err(fail(origin, error, bytes));
+        }
+        // kubectl's YAML decoder (go-yaml) reads UTF-16 when a byte order mark says so; the NUL
+        // bytes of such a text are half its characters, not a sign of a binary file.
+        let big = match bytes.get(..2) {
+            Some([0xff, 0xfe]) => Some(false),
+            Some([0xfe, 0xff]) => Some(true),
+            _ => None,
+        };
+        if let Some(big) = big {
+            return match decode_utf16(&bytes, big) {
+                Ok(text) => {
+                    let mut src = Source::from_text(origin, text);
+                    src.utf16 = true;
+                    src.utf16_odd_end = bytes.last() != Some(&b'\n');
+                    src.utf16_be = big;
+                    Ok(src)
+                }
+                Err(offset) => Err(fail(origin, DecodeError::InvalidUtf16 { offset }, bytes)),
+            };
         }
         if let Some(offset) = memchr::memchr(0, &bytes) {
             return Err(fail(origin, DecodeError::Binary { offset }, bytes));
@@ -132,9 +197,53 @@ impl Source {
             name,
             text,
             bom_len,
+            utf16: false,
+            utf16_odd_end: false,
+            utf16_be: false,
             line_starts,
             chars: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The text parsed as kubectl decodes it: of a UTF-16 file only the first YAML document
+    /// (kubectl cuts a stream at `---` lines before decoding, and in UTF-16 it finds none; go-yaml
+    /// then decodes the first document of the piece), the others marked as ignored.
+    pub fn parse(&self) -> crate::yaml::Yaml<'_> {
+        let mut y = crate::yaml::parse(self.yaml_text(), self.bom_len);
+        // go-yaml decodes to the end of the text when the first document is the only one, and
+        // then fails on that incomplete character: kubectl refuses the file. (In UTF-16LE the
+        // last byte of a file that ends with a line break is the line feed's second byte.)
+        if self.utf16 && self.utf16_odd_end && y.docs.len() <= 1 {
+            if let Some(doc) = y.docs.first_mut().filter(|d| d.error.is_none()) {
+                doc.root = None;
+                doc.error = Some(crate::yaml::SyntaxError {
+                    offset: doc.span.start,
+                    message: "kubectl refuses this UTF-16 file (\"incomplete UTF-16 character\"): its line reader adds a one-byte line feed after the last line feed byte; convert the file to UTF-8".into(),
+                });
+            }
+        }
+        if self.utf16 {
+            let ignored = y.docs.iter_mut().skip(1);
+            for doc in ignored.filter(|d| d.error.is_none() && d.root.is_some()) {
+                doc.root = None;
+                doc.error = Some(crate::yaml::SyntaxError {
+                    offset: doc.span.start,
+                    message: "kubectl decodes only the first YAML document of a UTF-16 file and silently ignores this one: convert the file to UTF-8".into(),
+                });
+            }
+        }
+        y
+    }
+
+    /// `text` in this input's encoding: UTF-8, or UTF-16 in its byte order.
+    pub fn encode(&self, text: &str) -> Vec<u8> {
+        if !self.utf16 {
+            return text.as_bytes().to_vec();
+        }
+        let be = self.utf16_be;
+        text.encode_utf16()
+            .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+            .collect()
     }
 
     /// The text the YAML parser sees (without a BOM).

@@ -980,3 +980,83 @@ fn a_charts_templates_directory_named_directly_is_skipped_like_the_chart() {
         assert_eq!(out.status.code(), Some(0), "{named:?}: {err}");
     }
 }
+
+/// kubectl reads a stream that starts with `{` as JSON values, one after the other with or
+/// without white space between them: each is applied, so each is linted.
+#[test]
+fn each_object_of_a_json_stream_is_linted() {
+    let pod = |n: &str| {
+        format!(
+            "{{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"metadata\": {{\"name\": \"{n}\"}}, \"spec\": {{\"containers\": [{{\"name\": \"c\", \"image\": \"golang:1.22\", \"env\": [{{\"name\": \"GOGC\", \"value\": \"of\"}}]}}]}}}}"
+        )
+    };
+    for sep in ["", "\n", " \r\n\n"] {
+        let stream = format!("{}{sep}{}\n", pod("a"), pod("b"));
+        let found = findings_of(&stream);
+        let gk301: Vec<&(String, u64)> = found.iter().filter(|(c, _)| c == "GK301").collect();
+        assert_eq!(gk301.len(), 2, "{sep:?}: {found:?}");
+        assert!(
+            !found.iter().any(|(c, _)| c == "GK000"),
+            "{sep:?}: {found:?}"
+        );
+    }
+}
+
+/// kubectl decodes a UTF-16 file that starts with a byte order mark (go-yaml reads the mark),
+/// and only its first YAML document: `---` in UTF-16 is not the line kubectl cuts at. Such a file
+/// is linted at the right lines, and `fix` leaves it alone with a reason.
+#[test]
+fn utf16_files_are_linted_as_kubectl_decodes_them() {
+    let pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOGC\n      value: \"of\"\n";
+    let text = format!("# é\n{pod}---\n{pod}");
+    let dir = tempfile::tempdir().unwrap();
+    for big in [false, true] {
+        let mut bytes = if big {
+            vec![0xfe, 0xff]
+        } else {
+            vec![0xff, 0xfe]
+        };
+        for u in text.encode_utf16() {
+            bytes.extend(if big {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        let path = dir.path().join(if big { "be.yaml" } else { "le.yaml" });
+        std::fs::write(&path, &bytes).unwrap();
+        let out = cmd()
+            .args(["lint", "--format", "json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let found: Vec<(&str, u64, u64)> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap(),
+                    f["line"].as_u64().unwrap(),
+                    f["column"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert!(found.contains(&("GK301", 12, 14)), "{big}: {found:?}");
+        // The second document is not applied by kubectl: said, not linted.
+        assert!(found.contains(&("GK000", 13, 1)), "{big}: {found:?}");
+        assert!(
+            !found.iter().any(|f| f.0 == "GK301" && f.1 > 13),
+            "{found:?}"
+        );
+        let out = cmd()
+            .args(["fix", "--unsafe-fixes"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("UTF-16"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{err}");
+    }
+}

@@ -792,8 +792,9 @@ fn bad_bytes_are_located_and_never_touched() {
         (
             "utf16.yaml",
             b"\xff\xfea\x00:\x00 \x001\x00\n\x00".to_vec(),
-            "utf16.yaml:1:4:",
-            "NUL byte at byte offset 3",
+            // kubectl reads UTF-16, but its line reader leaves this one an odd byte at the end.
+            "utf16.yaml:1:1:",
+            "incomplete UTF-16 character",
         ),
         (
             "random.yaml",

@@ -467,6 +467,8 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
         Ok(Some((Ok(src), cfg))) => (src, cfg),
     };
     let rendered = is_helm_output(&src.text);
+    // A UTF-16 input is passed through in its own encoding (fixes leave it alone).
+    let utf16 = src.utf16.then(|| src.encode(&src.text));
     let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
     let name = o.remaining.name.clone();
     if rendered && o.changed() {
@@ -483,11 +485,12 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     } else {
         o.text.clone()
     };
+    let out = match utf16 {
+        Some(bytes) if !(a.diff || a.check) => bytes,
+        _ => out.into_bytes(),
+    };
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout
-        .write_all(out.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
+    if let Err(e) = stdout.write_all(&out).and_then(|()| stdout.flush()) {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
             say!("error: cannot write output: {e}");
             return 2;

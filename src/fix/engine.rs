@@ -123,6 +123,18 @@ pub fn fix_source(
             if round == 0 {
                 // YAML reads a lone CR as a line break, but the emitters place insertions by LF;
                 // rather than guess, such a file (classic Mac line ends) is left alone.
+                if cur.utf16 {
+                    let remaining = lint_source(cur, cfg, sel);
+                    return Outcome {
+                        text: original.clone(),
+                        original,
+                        applied,
+                        error: Some(Failure::Unparseable(
+                            "not fixed: the file is UTF-16, and fixes write UTF-8; convert it to UTF-8 first".into(),
+                        )),
+                        remaining,
+                    };
+                }
                 if crate::text::has_lone_cr(&cur.text) {
                     let remaining = lint_source(cur, cfg, sel);
                     return Outcome {

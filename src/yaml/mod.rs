@@ -228,10 +228,80 @@ struct Open {
 /// A stream that kubectl would cut into documents differently from YAML is read as kubectl reads
 /// it (see [`kubectl_cuts`]).
 pub fn parse(text: &str, base: usize) -> Yaml<'_> {
+    if let Some(values) = json_stream(text) {
+        return parse_values(text, base, values);
+    }
     match kubectl_cuts(text) {
         Some(cuts) => parse_cut(text, base, &cuts),
         None => parse_whole(text, base),
     }
+}
+
+/// kubectl reads a stream whose first byte other than white space is `{` as JSON values, which
+/// may follow each other with only white space between them (`{…}{…}`, one object a line). For
+/// YAML a second value is an error. Returns the objects' ranges when the text is two or more
+/// objects and nothing else; None otherwise (one object, or anything a JSON stream is not, which
+/// YAML then reads or refuses as before).
+fn json_stream(text: &str) -> Option<Vec<Range<usize>>> {
+    let b = text.as_bytes();
+    let blank = |c: &u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r');
+    let mut p = b.iter().position(|c| !blank(c))?;
+    if b[p] != b'{' {
+        return None;
+    }
+    let mut values = Vec::new();
+    while p < b.len() {
+        if b[p] != b'{' {
+            return None;
+        }
+        let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+        let mut end = None;
+        for (i, &c) in b[p..].iter().enumerate() {
+            if in_string {
+                match c {
+                    _ if escaped => escaped = false,
+                    b'\\' => escaped = true,
+                    b'"' => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                b'"' => in_string = true,
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        end = Some(p + i + 1);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let end = end?;
+        values.push(p..end);
+        p = end + b[end..].iter().take_while(|c| blank(c)).count();
+    }
+    (values.len() > 1).then_some(values)
+}
+
+/// Each JSON value of a stream parsed as a document of its own, at its place in the text.
+fn parse_values(text: &str, base: usize, values: Vec<Range<usize>>) -> Yaml<'_> {
+    let mut all: Option<Yaml<'_>> = None;
+    for range in values {
+        let piece = parse_whole(&text[range.clone()], base + range.start);
+        match all.as_mut() {
+            None => all = Some(piece),
+            Some(all) => {
+                if piece.indent_steps.is_none() {
+                    all.indent_steps = None;
+                }
+                fast::join(all, piece);
+            }
+        }
+    }
+    all.unwrap_or_default()
 }
 
 fn parse_whole(text: &str, base: usize) -> Yaml<'_> {
