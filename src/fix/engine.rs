@@ -121,29 +121,22 @@ pub fn fix_source(
         let step = {
             let y = yaml::parse(cur.yaml_text(), cur.bom_len);
             if round == 0 {
-                // YAML reads a lone CR as a line break, but the emitters place insertions by LF;
-                // rather than guess, such a file (classic Mac line ends) is left alone.
-                if cur.utf16 {
+                // The emitters write UTF-8 and place insertions by LF; a UTF-16 file, or one with
+                // lone CRs (which YAML reads as line breaks), is left alone rather than guessed at.
+                let refusal = if cur.utf16 {
+                    Some("not fixed: the file is UTF-16, and fixes write UTF-8; convert it to UTF-8 first")
+                } else if crate::text::has_lone_cr(&cur.text) {
+                    Some("not fixed: the file has carriage returns without a line feed (classic Mac line ends); convert them to LF or CRLF first")
+                } else {
+                    None
+                };
+                if let Some(why) = refusal {
                     let remaining = lint_source(cur, cfg, sel);
                     return Outcome {
                         text: original.clone(),
                         original,
                         applied,
-                        error: Some(Failure::Unparseable(
-                            "not fixed: the file is UTF-16, and fixes write UTF-8; convert it to UTF-8 first".into(),
-                        )),
-                        remaining,
-                    };
-                }
-                if crate::text::has_lone_cr(&cur.text) {
-                    let remaining = lint_source(cur, cfg, sel);
-                    return Outcome {
-                        text: original.clone(),
-                        original,
-                        applied,
-                        error: Some(Failure::Unparseable(
-                            "not fixed: the file has carriage returns without a line feed (classic Mac line ends); convert them to LF or CRLF first".into(),
-                        )),
+                        error: Some(Failure::Unparseable(why.into())),
                         remaining,
                     };
                 }
