@@ -357,7 +357,12 @@ fn listed_hosts(opts: &Options) -> Vec<String> {
 /// Hosts whose addresses are not checked: the registries the config lists (which may be on
 /// the local network), and the HTTP proxy the environment names, which requests go through.
 fn trusted_hosts(opts: &Options) -> Vec<String> {
-    let mut hosts = listed_hosts(opts);
+    // Addresses are checked by host (a resolver sees no port): a registry listed as `host:port`
+    // trusts its host's addresses, while [`allowed`] has already held it to that port.
+    let mut hosts: Vec<String> = listed_hosts(opts)
+        .iter()
+        .map(|h| split_host(h.trim()).0)
+        .collect();
     for var in [
         "HTTPS_PROXY",
         "https_proxy",
@@ -1687,6 +1692,27 @@ mod tests {
         assert!(!allowed("reg.lan:6000", &listed));
         assert!(allowed("a.b.corp", &listed));
         assert!(allowed("[::1]:5000", &["::1".into()]));
+        // A registry listed with its port trusts its host's addresses, which carry no port.
+        let opts = Options {
+            insecure: vec![
+                "127.0.0.1:5000".into(),
+                "[::1]:5001".into(),
+                "Reg.Lan:80".into(),
+            ],
+            ..Options::default()
+        };
+        let trusted = trusted_hosts(&opts);
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        assert_eq!(
+            refused_address(&url("http://127.0.0.1:5000/v2/"), &trusted),
+            None
+        );
+        assert_eq!(
+            refused_address(&url("http://[::1]:5001/v2/"), &trusted),
+            None
+        );
+        assert!(trusted.contains(&"reg.lan".to_string()));
+        assert!(refused_address(&url("http://10.0.0.1:5000/v2/"), &trusted).is_some());
     }
 
     #[test]
