@@ -74,7 +74,7 @@ impl Bounds {
             if !searched.insert(from.to_path_buf()) {
                 continue;
             }
-            if let Some(top) = from.ancestors().find(|d| d.join(".git").exists()) {
+            if let Some(top) = crate::config::repository_root(from) {
                 roots.extend(std::fs::canonicalize(top));
             }
         }

@@ -22,9 +22,7 @@ pub fn doc_url(code: crate::rules::Code) -> String {
 /// else the current directory.
 pub(crate) fn repo_root() -> std::path::PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    cwd.ancestors()
-        .find(|d| d.join(".git").exists())
-        .map_or_else(|| cwd.clone(), std::path::Path::to_path_buf)
+    crate::config::repository_root(&cwd).unwrap_or(cwd)
 }
 
 /// A report's file as a path relative to `root` with `/` separators, when it lies there; its
