@@ -55,6 +55,88 @@ fn same_tree_with(name: &str, text: &str, fast: fn(&str, usize) -> Option<yaml::
     true
 }
 
+/// The parse a lint uses: the fast path by documents where it declines the whole text (the
+/// declined documents read by the reference parser alone). True when it did not hand the whole
+/// text to the reference parser.
+fn same_tree_mixed(name: &str, text: &str) -> bool {
+    let Some(mut mixed) = yaml::parse_mixed(text, 0) else {
+        return false;
+    };
+    // Indentation steps are counted while parsing only where every document took the fast path.
+    if let Some(counted) = mixed.indent_steps.take() {
+        assert_eq!(
+            counted,
+            mixed.walk_indent_steps(text, &mixed.nodes),
+            "{name}"
+        );
+    }
+    let reference = yaml::parse_reference(text, 0);
+    assert_eq!(
+        format!("{mixed:#?}"),
+        format!("{reference:#?}"),
+        "{name}: the tree read by documents differs from the reference parser's"
+    );
+    true
+}
+
+#[test]
+fn documents_the_fast_path_declines_are_read_alone_and_the_tree_is_the_reference_tree() {
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # the name\nspec:\n  replicas: 1\n";
+    // Each of these the fast path declines; the reference parser reads it.
+    let declined = [
+        "{\"kind\": \"ConfigMap\", \"data\": {\"a\": \"b\"}}\n",
+        "kind: CustomResourceDefinition\ndescription: a plain scalar\n  over two lines\n",
+        "kind: ConfigMap\ndata: &d\n  a: b\ncopy: *d\n",
+        "kind: Pod\nspec: {containers: [\n  {name: a}]}\n",
+    ];
+    for (i, odd) in declined.iter().enumerate() {
+        for stream in [
+            format!("{deployment}---\n{odd}---\n{deployment}"),
+            format!("# header\n\n---\n{odd}---\n{deployment}\n# trailing comment\n"),
+            format!("---\n{deployment}--- # a comment on the marker\n{odd}...\n---\n{deployment}"),
+        ] {
+            let name = format!("declined document {i} in {stream:?}");
+            assert!(
+                yaml::parse_fast(&stream, 0).is_none(),
+                "{name}: the fast path read it whole"
+            );
+            assert!(
+                same_tree_mixed(&name, &stream),
+                "{name}: handed to the reference parser whole"
+            );
+        }
+    }
+    // An error in any document hands the whole text to the reference parser, whose messages and
+    // whose reading of what follows an error are those of one pass.
+    for broken in [
+        "kind: Pod\nspec: [unclosed\n",
+        "kind: Pod\n\tspec: {}\n",
+        "a: b\n%YAML 1.1\n",
+    ] {
+        let stream = format!("{deployment}---\n{broken}---\n{deployment}");
+        assert!(yaml::parse_mixed(&stream, 0).is_none(), "{stream:?}");
+    }
+    // A large stream: its pieces are read the same way, each on its own thread.
+    let mut big = String::new();
+    for n in 0.. {
+        if big.len() > 2 * 1024 * 1024 {
+            break;
+        }
+        big.push_str("---\n");
+        big.push_str(deployment);
+        if n % 50 == 0 {
+            big.push_str("---\n");
+            big.push_str(declined[1]);
+        }
+    }
+    big.push_str("---\n");
+    big.push_str(declined[0]);
+    assert!(same_tree_mixed(
+        "a large stream with declined documents",
+        &big
+    ));
+}
+
 #[test]
 fn a_large_stream_in_pieces_matches_the_reference_parser() {
     // Every fixture the fast path reads, joined into one stream of several megabytes, the way
@@ -110,6 +192,8 @@ fn compare_dir(dir: &Path) -> (usize, usize) {
         let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         if same_tree(&f.display().to_string(), text) {
             accepted += 1;
+        } else {
+            same_tree_mixed(&f.display().to_string(), text);
         }
     }
     (files.len(), accepted)

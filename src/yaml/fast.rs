@@ -75,10 +75,30 @@ const PIECE: usize = 512 * 1024;
 /// joined tree is that tree (tests/yaml_fast.rs compares them). Any piece declining makes the
 /// whole text decline.
 pub(super) fn parse_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
+    parse_pieces_with(text, base, parse)
+}
+
+/// [`parse_pieces`], with a piece the fast path declines read document by document (see
+/// [`parse_documents`]): what [`super::parse`] uses.
+pub(super) fn parse_mixed(text: &str, base: usize) -> Option<Yaml<'_>> {
+    if cut_points(text.as_bytes()).len() < 2 {
+        // One document the fast path declines gains nothing from being read alone.
+        return parse(text, base).or_else(|| parse_documents(text, base, 2));
+    }
+    parse_pieces_with(text, base, |piece, base| {
+        parse(piece, base).or_else(|| parse_documents(piece, base, 1))
+    })
+}
+
+fn parse_pieces_with(
+    text: &str,
+    base: usize,
+    parse_piece: fn(&str, usize) -> Option<Yaml<'_>>,
+) -> Option<Yaml<'_>> {
     use rayon::prelude::*;
     let cuts = cut_points(text.as_bytes());
     if cuts.len() < 2 {
-        return parse(text, base);
+        return parse_piece(text, base);
     }
     let bounds: Vec<(usize, usize)> = cuts
         .iter()
@@ -87,7 +107,7 @@ pub(super) fn parse_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
         .collect();
     let pieces: Vec<Option<Yaml>> = bounds
         .par_iter()
-        .map(|&(a, b)| parse(&text[a..b], base + a))
+        .map(|&(a, b)| parse_piece(&text[a..b], base + a))
         .collect();
     let mut pieces = pieces
         .into_iter()
@@ -102,10 +122,64 @@ pub(super) fn parse_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
     Some(all)
 }
 
+/// A text the fast path declines, read one document at a time: the documents it reads take the
+/// fast path, and only the others the reference parser, each on its own text. One CRD with a
+/// multi-line description no longer sends a whole `helm template` stream to the slower parser.
+///
+/// Pieces are cut at `---` lines, as in [`parse_pieces`], so each reads as it would in one pass.
+/// None when the text has fewer than `min_docs` documents, or when the reference parser finds an
+/// error in any document: the whole text then goes to the reference parser, whose messages (and
+/// whose view of what follows an error) stay those of one pass.
+fn parse_documents(text: &str, base: usize, min_docs: usize) -> Option<Yaml<'_>> {
+    let b = text.as_bytes();
+    let mut cuts = document_starts(b, 0);
+    // Comments before the first `---` belong to the first document: they stay in its piece.
+    if cuts.len() > 1 && only_comments(&b[..cuts[1]]) {
+        cuts.remove(1);
+    }
+    if cuts.len() < min_docs {
+        return None;
+    }
+    let mut all: Option<Yaml<'_>> = None;
+    for (i, &a) in cuts.iter().enumerate() {
+        let end = cuts.get(i + 1).copied().unwrap_or(text.len());
+        let piece = &text[a..end];
+        let y = match parse(piece, base + a) {
+            Some(y) => y,
+            None => {
+                let y = super::parse_reference(piece, base + a);
+                if y.stream_error.is_some() || y.docs.iter().any(|d| d.error.is_some()) {
+                    return None;
+                }
+                y
+            }
+        };
+        match all.as_mut() {
+            None => all = Some(y),
+            Some(all) => join(all, y),
+        }
+    }
+    all
+}
+
+/// Whether a text holds nothing but blank lines and comment lines.
+fn only_comments(b: &[u8]) -> bool {
+    b.split(|&c| c == b'\n').all(|line| {
+        let line = line.trim_ascii_start();
+        line.is_empty() || line == b"\r" || line[0] == b'#'
+    })
+}
+
 /// Offsets where pieces start: 0, then the start of the first `---` line after each [`PIECE`].
 fn cut_points(b: &[u8]) -> Vec<usize> {
+    document_starts(b, PIECE)
+}
+
+/// 0, then the start of each document-start line (`---` alone or followed by a space) that begins
+/// at least `gap` bytes after the previous one.
+fn document_starts(b: &[u8], gap: usize) -> Vec<usize> {
     let mut cuts = vec![0];
-    let mut from = PIECE;
+    let mut from = gap;
     while from < b.len() {
         let Some(i) = b[from..]
             .windows(4)
@@ -116,7 +190,7 @@ fn cut_points(b: &[u8]) -> Vec<usize> {
         let at = from + i + 1;
         if matches!(b.get(at + 3), None | Some(b' ' | b'\n' | b'\r')) {
             cuts.push(at);
-            from = at + PIECE;
+            from = at + gap;
         } else {
             from = at + 3;
         }
@@ -127,8 +201,10 @@ fn cut_points(b: &[u8]) -> Vec<usize> {
 /// Append a piece's tree, shifting its node ids and document numbers past what is already there.
 pub(super) fn join<'a>(all: &mut Yaml<'a>, piece: Yaml<'a>) {
     all.has_aliases |= piece.has_aliases;
-    if let (Some(all), Some(piece)) = (all.indent_steps.as_mut(), &piece.indent_steps) {
-        all.add(piece);
+    // The reference parser counts no indentation steps: then they are counted from the tree.
+    match (all.indent_steps.as_mut(), &piece.indent_steps) {
+        (Some(all), Some(piece)) => all.add(piece),
+        _ => all.indent_steps = None,
     }
     let shift = all.nodes.len() as NodeId;
     let docs = all.docs.len();

@@ -293,19 +293,14 @@ fn parse_values(text: &str, base: usize, values: Vec<Range<usize>>) -> Yaml<'_> 
         let piece = parse_whole(&text[range.clone()], base + range.start);
         match all.as_mut() {
             None => all = Some(piece),
-            Some(all) => {
-                if piece.indent_steps.is_none() {
-                    all.indent_steps = None;
-                }
-                fast::join(all, piece);
-            }
+            Some(all) => fast::join(all, piece),
         }
     }
     all.unwrap_or_default()
 }
 
 fn parse_whole(text: &str, base: usize) -> Yaml<'_> {
-    fast::parse_pieces(text, base).unwrap_or_else(|| parse_reference(text, base))
+    fast::parse_mixed(text, base).unwrap_or_else(|| parse_reference(text, base))
 }
 
 /// kubectl and Helm do not leave document boundaries to YAML: they cut the stream at every line
@@ -401,6 +396,14 @@ pub fn parse_fast(text: &str, base: usize) -> Option<Yaml<'_>> {
 #[doc(hidden)]
 pub fn parse_fast_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
     fast::parse_pieces(text, base)
+}
+
+/// Parse with the fast path where it reads the text, by documents where it reads only some of
+/// them (the others with the reference parser); `None` where the whole text goes to the
+/// reference parser.
+#[doc(hidden)]
+pub fn parse_mixed(text: &str, base: usize) -> Option<Yaml<'_>> {
+    fast::parse_mixed(text, base)
 }
 
 /// Parse with the reference parser (granit-parser) only. The fast path is tested against it.
