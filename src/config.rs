@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+use crate::diagnostic::registry;
 use crate::diagnostic::Severity;
-use crate::rules::registry;
 use crate::source::{Origin, Source};
 use crate::yaml::{self, NodeId, Yaml};
 
@@ -143,11 +143,11 @@ pub struct Config {
     pub gomemlimit_ratio: f64,
     pub gomemlimit_strategy: MemLimitStrategy,
     /// Per-rule level from the config's `rules:`: off, or a severity instead of the default.
-    pub rules: HashMap<crate::rules::Code, RuleLevel>,
+    pub rules: HashMap<crate::diagnostic::Code, RuleLevel>,
     pub exclude: Globs,
     /// `per-file-ignores`: rules that do not run on files matching a glob (relative to the
     /// config's directory), as ruff's option of that name.
-    pub per_file_ignores: Vec<(Globs, Vec<crate::rules::Code>)>,
+    pub per_file_ignores: Vec<(Globs, Vec<crate::diagnostic::Code>)>,
     pub pod_spec_paths: Vec<PodSpecPath>,
     /// Read the images of this file's containers from their registries, as
     /// `lint --inspect-images` does for every file.
@@ -232,7 +232,7 @@ impl Config {
     }
 
     /// The rules `per-file-ignores` turns off for a file.
-    pub fn ignored_in(&self, path: &Path) -> Vec<crate::rules::Code> {
+    pub fn ignored_in(&self, path: &Path) -> Vec<crate::diagnostic::Code> {
         if self.per_file_ignores.is_empty() {
             return Vec::new();
         }
@@ -739,7 +739,7 @@ pub fn repository_root(dir: &Path) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Code;
+    use crate::diagnostic::Code;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(&Source::from_text(

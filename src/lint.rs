@@ -9,14 +9,15 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::config::RuleLevel;
+use crate::diagnostic::registry::{self, RULES};
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::Pod;
 use crate::k8s::index::Index;
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::vpa::Vpa;
 use crate::k8s::{self, ConfigMap, Object};
-use crate::rules::registry::{self, Check, RULES};
-use crate::rules::Code;
+use crate::rules::checks::{self, Check};
 use crate::rules::ContainerCtx;
 use crate::runtime::GoView;
 use crate::source::{DecodeFailure, Origin, Source};
@@ -142,7 +143,7 @@ pub fn lint_source_with(
         crate::fingerprint::set_all(&src.name, &y, &mut diagnostics);
         // One large stream (a whole platform's `helm template`) is a tree of a million nodes:
         // freeing it node by node on one thread left the other cores idle.
-        if y.nodes.len() >= PARALLEL_NODES {
+        if y.nodes.len() >= yaml::PARALLEL_NODES {
             y.nodes.into_par_iter().for_each(drop);
         }
         (diagnostics, stats)
@@ -152,7 +153,7 @@ pub fn lint_source_with(
 
 /// The report of a source from its checked diagnostics (see [`check_file`]).
 pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
-    let findings: Vec<Finding> = if diagnostics.len() >= PARALLEL_FINDINGS {
+    let findings: Vec<Finding> = if diagnostics.len() >= crate::diagnostic::PARALLEL_FINDINGS {
         diagnostics
             .into_par_iter()
             .map_init(|| 0, |line, d| position(&src, line, d))
@@ -454,12 +455,6 @@ fn sort_diagnostics(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
 /// Above this many objects in one file, they are checked in parallel.
 const PARALLEL_OBJECTS: usize = 64;
 
-/// Above this many findings in one file, their positions are computed in parallel.
-pub const PARALLEL_FINDINGS: usize = 1024;
-
-/// Above this many YAML nodes, a file's tree is freed, and its layout detected, in parallel.
-pub const PARALLEL_NODES: usize = 100_000;
-
 /// What a suppression reaches: a document, a line of one, or an object of one.
 #[derive(PartialEq, Eq, Hash)]
 enum Reach {
@@ -485,10 +480,10 @@ struct ObjectFindings<'y> {
 /// The checks of the selected rules, by what they judge.
 #[derive(Default)]
 struct Rules {
-    file: Vec<registry::FileCheck>,
-    object: Vec<registry::ObjectCheck>,
-    container: Vec<registry::ContainerCheck>,
-    suppressions: Vec<registry::SuppressionCheck>,
+    file: Vec<checks::FileCheck>,
+    object: Vec<checks::ObjectCheck>,
+    container: Vec<checks::ContainerCheck>,
+    suppressions: Vec<checks::SuppressionCheck>,
 }
 
 impl Rules {
@@ -498,7 +493,7 @@ impl Rules {
         let mut rules = Rules::default();
         let runs = |r: &&registry::Rule| sel.enabled(r.code, cfg) && !ignored.contains(&r.code);
         for rule in RULES.iter().filter(runs) {
-            for check in rule.checks {
+            for check in checks::of(rule.code) {
                 match *check {
                     Check::File(f) => rules.file.push(f),
                     Check::Object(f) => rules.object.push(f),

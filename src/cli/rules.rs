@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::rules::registry::{self, RULES};
+use crate::diagnostic::registry::{self, RULES};
 
 pub fn list(format: super::RulesFormat) -> i32 {
     if format == super::RulesFormat::Json {

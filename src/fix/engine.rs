@@ -5,7 +5,7 @@
 //! A round that would leave the text unparseable (or with a new duplicate key) stops everything:
 //! the file keeps its original text and the error is reported, so a bad fix never reaches disk.
 
-use crate::rules::Code;
+use crate::diagnostic::Code;
 use std::collections::HashSet;
 use std::ops::Range;
 

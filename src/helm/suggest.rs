@@ -13,7 +13,7 @@ use crate::yaml::{NodeId, NodeKind, Yaml};
 /// One applied fix, placed in the chart.
 #[derive(Debug)]
 pub struct Placed {
-    pub code: crate::rules::Code,
+    pub code: crate::diagnostic::Code,
     pub title: String,
     pub origin: crate::diagnostic::ChartOrigin,
 }

@@ -6,9 +6,9 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Run;
+use crate::diagnostic::{registry, Code};
 use crate::diagnostic::{Applicability, Provenance, Severity};
 use crate::lint::{FileReport, Finding, Stats};
-use crate::rules::{registry, Code};
 
 // The document: {"version": 1, "tool": {"name", "version"}, "findings": [...], "summary": {...},
 // and from `fix` only, "fixed": [...]}. Written by [`Stream`].
@@ -79,7 +79,7 @@ impl Fragment {
         let mut name = Vec::with_capacity(r.name.len() + 2);
         string(&mut name, &r.name);
         let file = name.as_slice();
-        if r.findings.len() >= crate::lint::PARALLEL_FINDINGS {
+        if r.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
             // One large stream's findings are most of the output: rendered in parallel chunks.
             use rayon::prelude::*;
             f.parts = r

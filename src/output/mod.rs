@@ -13,7 +13,7 @@ use crate::lint::{FileReport, Stats};
 /// Where a rule's documentation lives on the web (also shown by `golint-k8s explain`).
 pub const DOCS_BASE: &str = "https://github.com/golint-k8s/golint-k8s/blob/main/rules/";
 
-pub fn doc_url(code: crate::rules::Code) -> String {
+pub fn doc_url(code: crate::diagnostic::Code) -> String {
     let rule = code.rule();
     format!("{DOCS_BASE}{}-{}.md", rule.code, rule.name)
 }
@@ -95,7 +95,7 @@ pub fn unread_line(errors: &[InputError]) -> Option<String> {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FixedOut {
     pub file: String,
-    pub code: crate::rules::Code,
+    pub code: crate::diagnostic::Code,
     pub rule: &'static str,
     pub applicability: crate::diagnostic::Applicability,
     pub title: String,

@@ -4,9 +4,17 @@
 //!
 //! Positions stay byte ranges here; outputs convert them to lines and columns at the edge.
 
+pub mod registry;
+
+pub use registry::Code;
+
 use std::ops::Range;
 
 use serde::Serialize;
+
+/// Above this many findings in one file, work over each of them (positions, fingerprints,
+/// JSON) runs in parallel.
+pub const PARALLEL_FINDINGS: usize = 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -164,7 +172,7 @@ pub struct RuntimeInfo {
 
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
-    pub code: crate::rules::Code,
+    pub code: Code,
     pub severity: Severity,
     pub range: Range<usize>,
     pub message: String,
@@ -200,12 +208,7 @@ impl Diagnostic {
         text
     }
 
-    pub fn new(
-        code: crate::rules::Code,
-        severity: Severity,
-        range: Range<usize>,
-        message: String,
-    ) -> Self {
+    pub fn new(code: Code, severity: Severity, range: Range<usize>, message: String) -> Self {
         Diagnostic {
             code,
             severity,
@@ -225,7 +228,7 @@ impl Diagnostic {
     }
 
     /// A finding of `code` with its rule's default severity (the config may override it later).
-    pub fn of_rule(code: crate::rules::Code, range: Range<usize>, message: String) -> Self {
+    pub fn of_rule(code: Code, range: Range<usize>, message: String) -> Self {
         Diagnostic::new(code, code.rule().severity, range, message)
     }
 
@@ -247,23 +250,6 @@ impl Diagnostic {
 
     pub fn note(mut self, n: impl Into<String>) -> Self {
         self.notes.push(n.into());
-        self
-    }
-
-    /// Say where an inherited value came from: a note, and the value's own place when it lives
-    /// elsewhere in the file (a LimitRange default, pod-level resources).
-    pub fn origin(
-        mut self,
-        y: &crate::yaml::Yaml,
-        v: &crate::k8s::container::EffectiveValue,
-        what: &str,
-    ) -> Self {
-        if let Some(n) = v.origin_note(what) {
-            if let (Some(node), false) = (v.node, v.is_declared()) {
-                self.related.push((y.span(node), n.clone()));
-            }
-            self.notes.push(n);
-        }
         self
     }
 
