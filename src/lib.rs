@@ -16,6 +16,7 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod diagnostic;
+pub mod edit;
 pub mod error;
 pub mod fingerprint;
 pub mod fix;

@@ -276,7 +276,7 @@ pub fn check_file(
         .filter_map(|(_, o)| k8s::config_map(y, o))
         .collect();
     let mut suppressions = suppress::from_comments(src, y);
-    let fx = crate::fix::emit::Emitter::new(src, y);
+    let fx = crate::edit::emit::Emitter::new(src, y);
 
     // Objects are independent: a stream of thousands (one `helm template` of a platform) is
     // checked on several threads. Results are joined in object order, as one pass would make them.
@@ -373,7 +373,7 @@ pub fn check_file(
             }
         }
     }
-    crate::fix::guard_shared_edits(src, y, &mut kept);
+    crate::edit::guard_shared_edits(src, y, &mut kept);
     (sort_diagnostics(kept), stats)
 }
 
@@ -515,7 +515,7 @@ struct ObjectChecker<'f, 'y> {
     manifest: Option<&'f std::path::Path>,
     /// The file is a Kustomize patch (a partial object).
     partial: bool,
-    fx: &'f crate::fix::emit::Emitter<'f, 'y>,
+    fx: &'f crate::edit::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
     /// Every VPA of the run; each object keeps those that target it.
     vpas: &'f [&'f Vpa],

@@ -115,7 +115,7 @@ pub struct ContainerCtx<'a, 'y> {
     pub vpas: &'a [&'a crate::k8s::vpa::Vpa],
     pub config_maps: &'a [ConfigMap],
     /// Writes fixes in the file's style (its layout is worked out once per file).
-    pub fx: &'a crate::fix::emit::Emitter<'a, 'y>,
+    pub fx: &'a crate::edit::emit::Emitter<'a, 'y>,
 }
 
 impl ContainerCtx<'_, '_> {
@@ -191,7 +191,7 @@ impl Diagnostic {
 impl<'a> ContainerCtx<'a, '_> {
     /// An unsafe fix that removes `var`'s entry from the container's env.
     pub fn remove_env_fix(&self, var: &crate::k8s::EnvVar) -> Option<crate::diagnostic::Fix> {
-        let edit = crate::fix::emit::remove_item(self.fx, self.c.env_node?, var.entry)?;
+        let edit = crate::edit::emit::remove_item(self.fx, self.c.env_node?, var.entry)?;
         Some(crate::diagnostic::Fix {
             applicability: crate::diagnostic::Applicability::Unsafe,
             title: format!("remove the {} env entry", var.name),
