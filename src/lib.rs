@@ -20,6 +20,7 @@ pub mod edit;
 pub mod error;
 pub mod fingerprint;
 pub mod fix;
+pub mod go;
 pub mod helm;
 pub mod image;
 pub mod k8s;

@@ -6,7 +6,8 @@ use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::edit::replace_scalar;
-use crate::runtime::{godebug_value, GO_1_16};
+use crate::go::godebug_value;
+use crate::runtime::GO_1_16;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if !cx.go.is_go {
