@@ -95,7 +95,7 @@ pub enum Provenance {
     Cluster(ClusterRef),
 }
 
-/// Where in a chart a finding of its rendered output comes from (see [`crate::helm`]).
+/// Where in a chart a finding of its rendered output comes from (see the `helm` module).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChartOrigin {
     /// The template file, under the chart directory as the user named it.
@@ -192,7 +192,7 @@ pub struct Diagnostic {
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.
     pub related: Vec<(Range<usize>, String)>,
-    /// The finding's identity across edits ([`crate::fingerprint`]), set once it is located in
+    /// The finding's identity across edits (the `fingerprint` module), set once it is located in
     /// its file's tree.
     pub fingerprint: u64,
 }

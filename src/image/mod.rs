@@ -1,6 +1,6 @@
 //! What a container image's files say about the program it runs.
 //!
-//! The manifest alone only suggests that a container runs Go (see [`crate::runtime`]); the
+//! The manifest alone only suggests that a container runs Go (see the `runtime` module); the
 //! binary in the image says it for certain, with the toolchain that built it, the modules it
 //! links (`go.uber.org/automaxprocs`, `github.com/KimMachineGun/automemlimit`, which set
 //! GOMAXPROCS and GOMEMLIMIT themselves) and the default GODEBUG its go.mod's go line chose.
