@@ -11,10 +11,12 @@ use globset::{Glob, GlobSet, GlobSetBuilder};
 
 use crate::diagnostic::registry;
 use crate::diagnostic::Severity;
+/// Read from `pod-spec-paths`; the model owns the type (and the integration tests find it here).
+pub use crate::k8s::PodSpecPath;
 use crate::source::{Origin, Source};
 use crate::yaml::{self, NodeId, Yaml};
 
-pub const FILE_NAME: &str = ".golint-k8s.yaml";
+pub const FILE_NAME: &str = crate::walk::CONFIG_FILE_NAMES[0];
 /// Every top-level key a config may have; `schema/golint-k8s.schema.json` has exactly these.
 pub const KEYS: &[&str] = &[
     "go-version",
@@ -38,9 +40,6 @@ pub const KEYS: &[&str] = &[
 /// Where the config's JSON Schema is published, for editors (yaml-language-server).
 pub const SCHEMA_URL: &str =
     "https://raw.githubusercontent.com/golint-k8s/golint-k8s/main/schema/golint-k8s.schema.json";
-
-/// The names a config file may have, in the order they are looked for.
-pub const FILE_NAMES: [&str; 2] = [FILE_NAME, ".golint-k8s.yml"];
 
 /// A Go version as `major.minor` (patch releases do not change runtime defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -89,13 +88,6 @@ pub enum CpuLimits {
 pub enum MemLimitStrategy {
     Ratio,
     FieldRef,
-}
-
-#[derive(Debug, Clone)]
-pub struct PodSpecPath {
-    pub api_version: String,
-    pub kind: String,
-    pub path: Vec<String>,
 }
 
 /// A glob list that remembers its patterns (for messages).
@@ -688,7 +680,7 @@ impl ConfigFinder {
         if let Some(hit) = self.cache.lock().unwrap().get(dir) {
             return hit.clone();
         }
-        let found: Vec<PathBuf> = FILE_NAMES
+        let found: Vec<PathBuf> = crate::walk::CONFIG_FILE_NAMES
             .iter()
             .map(|n| dir.join(n))
             .filter(|p| p.is_file())
@@ -711,7 +703,9 @@ impl ConfigFinder {
                 // A repository's root ends the search: a config above it (in a shared workspace
                 // or a temporary directory) belongs to somebody else and must not switch the
                 // repository's rules off.
-                Some(parent) if parent != dir && !is_repository_root(dir) => self.for_dir(parent),
+                Some(parent) if parent != dir && !crate::walk::is_repository_root(dir) => {
+                    self.for_dir(parent)
+                }
                 _ => Ok(self.default.clone()),
             }
         };
@@ -721,19 +715,6 @@ impl ConfigFinder {
             .insert(dir.to_path_buf(), result.clone());
         result
     }
-}
-
-/// A directory that holds a git repository (`.git` is a directory, or a file in a worktree or
-/// submodule).
-pub fn is_repository_root(dir: &Path) -> bool {
-    dir.join(".git").exists()
-}
-
-/// The repository that holds `dir`, if any: the nearest directory at or above it with `.git`.
-pub fn repository_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| is_repository_root(d))
-        .map(Path::to_path_buf)
 }
 
 #[cfg(test)]

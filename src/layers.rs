@@ -14,15 +14,16 @@ const LAYERS: &[&str] = &[
     "source",
     // What Go and the programs around it mean, without a manifest or I/O.
     "go",
+    // The files around a manifest, and the Kubernetes model.
+    "walk",
+    "k8s",
     // Findings and the rules' identities, and what names them without running them.
     "diagnostic",
     "suppress",
     "fingerprint",
-    // Settings, and the files around a manifest.
+    // Settings.
     "config",
-    "walk",
-    // The model: Kubernetes objects, the edits that change them, images, the Go view.
-    "k8s",
+    // What the rules build on: the edits they attach, images, the Go view.
     "edit",
     "image",
     "runtime",

@@ -382,7 +382,7 @@ pub fn check_file(
 pub struct ContainerRow {
     pub file: String,
     pub line: usize,
-    pub object: crate::diagnostic::ObjectRef,
+    pub object: crate::k8s::ObjectRef,
     pub container: Option<String>,
     pub image: Option<String>,
     pub runtime: crate::diagnostic::RuntimeInfo,
@@ -420,7 +420,7 @@ fn pod_specs<'y>(y: &'y Yaml, cfg: &Config) -> Vec<(Object<'y>, k8s::PodSpecRef)
     let objects = y.docs.iter().filter_map(|d| d.root);
     objects
         .flat_map(|root| k8s::objects(y, root))
-        .filter_map(|obj| k8s::pod_spec(y, &obj, cfg).map(|spec| (obj, spec)))
+        .filter_map(|obj| k8s::pod_spec(y, &obj, &cfg.pod_spec_paths).map(|spec| (obj, spec)))
         .collect()
 }
 
@@ -553,7 +553,7 @@ impl ObjectChecker<'_, '_> {
             check(&on_object, diags);
         }
         out.owners.resize(diags.len(), Some((obj.root, None)));
-        let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
+        let Some(spec) = k8s::pod_spec(y, obj, &cfg.pod_spec_paths) else {
             finish(diags, doc, obj, templates);
             return out;
         };

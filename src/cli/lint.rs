@@ -965,7 +965,7 @@ fn show_settings(a: &LintArgs) -> i32 {
             (Some(f), false) => crate::text::shown_path(f),
             (None, _) => "none (the built-in defaults)".to_string(),
         };
-        let searched = match crate::config::repository_root(&dir) {
+        let searched = match crate::walk::repository_root(&dir) {
             Some(root) => format!(
                 "{} up to the repository root {}",
                 crate::text::shown_path(&dir),

@@ -8,6 +8,8 @@ pub mod registry;
 
 pub use registry::Code;
 
+use crate::k8s::ObjectRef;
+
 use std::ops::Range;
 
 use serde::Serialize;
@@ -73,15 +75,6 @@ pub struct Fix {
     pub applicability: Applicability,
     pub title: String,
     pub edits: Vec<Edit>,
-}
-
-/// The object a finding belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ObjectRef {
-    pub api_version: Option<String>,
-    pub kind: Option<String>,
-    pub namespace: Option<String>,
-    pub name: Option<String>,
 }
 
 /// Where a finding's document came from when a file is not the whole story. Each output format

@@ -143,7 +143,7 @@ fn size_hint(file: &[u8], f: &Finding) -> usize {
 struct Memo<'f> {
     notes: Option<(&'f [String], std::ops::Range<usize>)>,
     object: Option<(
-        &'f Option<std::sync::Arc<crate::diagnostic::ObjectRef>>,
+        &'f Option<std::sync::Arc<crate::k8s::ObjectRef>>,
         std::ops::Range<usize>,
     )>,
     container: Option<(&'f Option<std::sync::Arc<str>>, std::ops::Range<usize>)>,
@@ -668,9 +668,8 @@ impl serde_json::ser::Formatter for Pretty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{
-        ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, ObjectRef, Provenance,
-    };
+    use crate::diagnostic::{ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, Provenance};
+    use crate::k8s::ObjectRef;
 
     /// The finding as the generic serializer writes it: the reference for `write_finding`.
     #[derive(Serialize)]

@@ -22,7 +22,7 @@ pub fn doc_url(code: crate::diagnostic::Code) -> String {
 /// else the current directory.
 pub(crate) fn repo_root() -> std::path::PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    crate::config::repository_root(&cwd).unwrap_or(cwd)
+    crate::walk::repository_root(&cwd).unwrap_or(cwd)
 }
 
 /// A report's file as a path relative to `root` with `/` separators, when it lies there; its
