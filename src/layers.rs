@@ -141,50 +141,50 @@ fn code_only(src: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The top-level modules a piece of code names through `crate::`, with the text that names them.
+/// The top-level modules a piece of code names through `crate::`, each with its line and the
+/// text that names it. A group (`crate::{a, b::c}`) may span lines: each item counts on its own.
 fn crate_refs(code: &str) -> Vec<(usize, String, String)> {
     let ident = |s: &str| -> String {
-        s.trim_start()
-            .chars()
+        s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
     let mut refs = Vec::new();
-    for (n, line) in code.lines().enumerate() {
-        let mut from = 0;
-        while let Some(p) = line[from..].find("crate::") {
-            let at = from + p;
-            from = at + "crate::".len();
-            let before = line[..at].chars().next_back();
-            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
-                continue;
-            }
-            let rest = &line[from..];
-            if let Some(group) = rest.strip_prefix('{') {
-                // `crate::{a, b::c}` on this line: the first name of each item at depth one.
-                let mut depth = 0;
-                let mut item_start = true;
-                for (k, c) in group.char_indices() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' if depth == 0 => break,
-                        '}' => depth -= 1,
-                        ',' if depth == 0 => item_start = true,
-                        c if item_start && !c.is_whitespace() => {
-                            item_start = false;
-                            let m = ident(&group[k..]);
-                            refs.push((n + 1, m.clone(), format!("crate::{{{m}…}}")));
-                        }
-                        _ => {}
+    let mut from = 0;
+    while let Some(p) = code[from..].find("crate::") {
+        let at = from + p;
+        from = at + "crate::".len();
+        let before = code[..at].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[from..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // The first name of each item at depth one.
+            let mut depth = 0;
+            let mut item_start = true;
+            for (k, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => item_start = true,
+                    c if item_start && !c.is_whitespace() => {
+                        item_start = false;
+                        let m = ident(&group[k..]);
+                        let line = line_of(from + 1 + k);
+                        refs.push((line, m.clone(), format!("crate::{{{m}…}}")));
                     }
+                    _ => {}
                 }
-            } else {
-                let m = ident(rest);
-                let end = rest
-                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
-                    .unwrap_or(rest.len());
-                refs.push((n + 1, m, format!("crate::{}", &rest[..end])));
             }
+        } else {
+            let m = ident(rest);
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            refs.push((line_of(at), m, format!("crate::{}", &rest[..end])));
         }
     }
     refs
@@ -315,7 +315,8 @@ fn modules_import_only_the_layers_below_them() {
 fn an_import_up_the_layers_is_named_with_its_file() {
     let code = code_only(
         "use crate::yaml::Yaml; // crate::lint\n/* crate::cli */ let s = \"crate::lsp\";\n\
-         let c = '\"'; fn f<'a>() {}\nuse crate::{text, lint::Stats};\n",
+         let c = '\"'; fn f<'a>() {}\nuse crate::{text, lint::Stats};\n\
+         use crate::{\n    yaml,\n    cli::{self, Run},\n};\n",
     );
     let imports: Vec<Import> = crate_refs(&code)
         .into_iter()
@@ -328,10 +329,13 @@ fn an_import_up_the_layers_is_named_with_its_file() {
         })
         .collect();
     let named: Vec<&str> = imports.iter().map(|i| i.to.as_str()).collect();
-    assert_eq!(named, ["yaml", "text", "lint"]);
+    assert_eq!(named, ["yaml", "text", "lint", "yaml", "cli"]);
     assert_eq!(
         violations(&imports),
-        ["src/fingerprint.rs:4: `fingerprint` imports `crate::{lint…}`, but `lint` is above `fingerprint` in the layers (docs/design.md, Layers)"]
+        [
+            "src/fingerprint.rs:4: `fingerprint` imports `crate::{lint…}`, but `lint` is above `fingerprint` in the layers (docs/design.md, Layers)",
+            "src/fingerprint.rs:7: `fingerprint` imports `crate::{cli…}`, but `cli` is above `fingerprint` in the layers (docs/design.md, Layers)",
+        ]
     );
 }
 
