@@ -1,5 +1,6 @@
 //! Applying fixes: [`engine`] applies the findings' edits (see [`crate::edit`]) and re-lints
-//! until stable; [`write`] puts the result on disk atomically, never over a change it did not see.
+//! until stable; [`write`](mod@write) puts the result on disk atomically, never over a change it
+//! did not see.
 
 pub mod engine;
 pub mod write;

@@ -1,5 +1,5 @@
 //! Each rule's checks, by code. The rules' identities live in the low
-//! [`registry`](crate::diagnostic::registry); this match is exhaustive, so a code without checks
+//! [`crate::diagnostic::registry`]; this match is exhaustive, so a code without checks
 //! does not compile.
 
 use super::*;
