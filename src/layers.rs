@@ -184,7 +184,12 @@ fn crate_refs(code: &str) -> Vec<(usize, String, String)> {
             let end = rest
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
                 .unwrap_or(rest.len());
-            refs.push((line_of(at), m, format!("crate::{}", &rest[..end])));
+            let group = if rest[end..].starts_with('{') {
+                "{…}"
+            } else {
+                ""
+            };
+            refs.push((line_of(at), m, format!("crate::{}{group}", &rest[..end])));
         }
     }
     refs
