@@ -9,12 +9,14 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 
+use crate::diagnostic::registry;
 use crate::diagnostic::Severity;
-use crate::rules::registry;
+/// Read from `pod-spec-paths`; the model owns the type (and the integration tests find it here).
+pub use crate::k8s::PodSpecPath;
 use crate::source::{Origin, Source};
 use crate::yaml::{self, NodeId, Yaml};
 
-pub const FILE_NAME: &str = ".golint-k8s.yaml";
+pub const FILE_NAME: &str = crate::walk::CONFIG_FILE_NAMES[0];
 /// Every top-level key a config may have; `schema/golint-k8s.schema.json` has exactly these.
 pub const KEYS: &[&str] = &[
     "go-version",
@@ -38,9 +40,6 @@ pub const KEYS: &[&str] = &[
 /// Where the config's JSON Schema is published, for editors (yaml-language-server).
 pub const SCHEMA_URL: &str =
     "https://raw.githubusercontent.com/golint-k8s/golint-k8s/main/schema/golint-k8s.schema.json";
-
-/// The names a config file may have, in the order they are looked for.
-pub const FILE_NAMES: [&str; 2] = [FILE_NAME, ".golint-k8s.yml"];
 
 /// A Go version as `major.minor` (patch releases do not change runtime defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -91,13 +90,6 @@ pub enum MemLimitStrategy {
     FieldRef,
 }
 
-#[derive(Debug, Clone)]
-pub struct PodSpecPath {
-    pub api_version: String,
-    pub kind: String,
-    pub path: Vec<String>,
-}
-
 /// A glob list that remembers its patterns (for messages).
 #[derive(Debug, Clone, Default)]
 pub struct Globs {
@@ -143,11 +135,11 @@ pub struct Config {
     pub gomemlimit_ratio: f64,
     pub gomemlimit_strategy: MemLimitStrategy,
     /// Per-rule level from the config's `rules:`: off, or a severity instead of the default.
-    pub rules: HashMap<crate::rules::Code, RuleLevel>,
+    pub rules: HashMap<crate::diagnostic::Code, RuleLevel>,
     pub exclude: Globs,
     /// `per-file-ignores`: rules that do not run on files matching a glob (relative to the
     /// config's directory), as ruff's option of that name.
-    pub per_file_ignores: Vec<(Globs, Vec<crate::rules::Code>)>,
+    pub per_file_ignores: Vec<(Globs, Vec<crate::diagnostic::Code>)>,
     pub pod_spec_paths: Vec<PodSpecPath>,
     /// Read the images of this file's containers from their registries, as
     /// `lint --inspect-images` does for every file.
@@ -232,7 +224,7 @@ impl Config {
     }
 
     /// The rules `per-file-ignores` turns off for a file.
-    pub fn ignored_in(&self, path: &Path) -> Vec<crate::rules::Code> {
+    pub fn ignored_in(&self, path: &Path) -> Vec<crate::diagnostic::Code> {
         if self.per_file_ignores.is_empty() {
             return Vec::new();
         }
@@ -688,7 +680,7 @@ impl ConfigFinder {
         if let Some(hit) = self.cache.lock().unwrap().get(dir) {
             return hit.clone();
         }
-        let found: Vec<PathBuf> = FILE_NAMES
+        let found: Vec<PathBuf> = crate::walk::CONFIG_FILE_NAMES
             .iter()
             .map(|n| dir.join(n))
             .filter(|p| p.is_file())
@@ -711,7 +703,9 @@ impl ConfigFinder {
                 // A repository's root ends the search: a config above it (in a shared workspace
                 // or a temporary directory) belongs to somebody else and must not switch the
                 // repository's rules off.
-                Some(parent) if parent != dir && !is_repository_root(dir) => self.for_dir(parent),
+                Some(parent) if parent != dir && !crate::walk::is_repository_root(dir) => {
+                    self.for_dir(parent)
+                }
                 _ => Ok(self.default.clone()),
             }
         };
@@ -723,23 +717,10 @@ impl ConfigFinder {
     }
 }
 
-/// A directory that holds a git repository (`.git` is a directory, or a file in a worktree or
-/// submodule).
-pub fn is_repository_root(dir: &Path) -> bool {
-    dir.join(".git").exists()
-}
-
-/// The repository that holds `dir`, if any: the nearest directory at or above it with `.git`.
-pub fn repository_root(dir: &Path) -> Option<PathBuf> {
-    dir.ancestors()
-        .find(|d| is_repository_root(d))
-        .map(Path::to_path_buf)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Code;
+    use crate::diagnostic::Code;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(&Source::from_text(

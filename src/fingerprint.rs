@@ -136,9 +136,9 @@ pub fn hex(fp: u64) -> [u8; 16] {
 /// findings of a large stream on every thread.
 pub fn set_all(file: &str, y: &Yaml, diagnostics: &mut [Diagnostic]) {
     use rayon::prelude::*;
-    if diagnostics.len() >= crate::lint::PARALLEL_FINDINGS {
+    if diagnostics.len() >= crate::diagnostic::PARALLEL_FINDINGS {
         diagnostics
-            .par_chunks_mut(crate::lint::PARALLEL_FINDINGS / 4)
+            .par_chunks_mut(crate::diagnostic::PARALLEL_FINDINGS / 4)
             .for_each(|chunk| set_each(file, y, chunk));
     } else {
         set_each(file, y, diagnostics);
@@ -211,7 +211,7 @@ mod tests {
             let y = crate::yaml::parse(text, 0);
             let at = text.find(needle).unwrap();
             let mut d = vec![Diagnostic::new(
-                crate::rules::Code::GK101,
+                crate::diagnostic::Code::GK101,
                 crate::diagnostic::Severity::Warning,
                 at..at + 1,
                 String::new(),

@@ -5,7 +5,7 @@
 //! [`k8s`] (objects, pod specs, containers, effective resources) → [`runtime`] (the Go view:
 //! is it Go, which version, what the runtime does with each env value) → [`rules`] →
 //! [`suppress`] → [`output`]. [`lint`] strings the stages together for one file; [`cli`] runs it
-//! over many files in parallel; [`fix`] rewrites files from the findings' edits; [`lsp`] serves
+//! over many files in parallel; [`fix`] rewrites files from the findings' edits ([`edit`]); [`lsp`] serves
 //! the same findings and fixes to editors; [`helm`] maps findings in rendered charts back to the
 //! template line and values key behind them; [`cluster`] runs the rules over a live cluster's
 //! objects. [`fingerprint`] names a finding without line numbers, for [`baseline`]
@@ -16,12 +16,16 @@ pub mod cli;
 pub mod cluster;
 pub mod config;
 pub mod diagnostic;
+pub mod edit;
 pub mod error;
 pub mod fingerprint;
 pub mod fix;
+pub mod go;
 pub mod helm;
 pub mod image;
 pub mod k8s;
+#[cfg(test)]
+mod layers;
 pub mod lint;
 pub mod lsp;
 pub mod output;

@@ -9,14 +9,15 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::config::RuleLevel;
+use crate::diagnostic::registry::{self, RULES};
+use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::Pod;
 use crate::k8s::index::Index;
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::vpa::Vpa;
 use crate::k8s::{self, ConfigMap, Object};
-use crate::rules::registry::{self, Check, RULES};
-use crate::rules::Code;
+use crate::rules::checks::{self, Check};
 use crate::rules::ContainerCtx;
 use crate::runtime::GoView;
 use crate::source::{DecodeFailure, Origin, Source};
@@ -142,7 +143,7 @@ pub fn lint_source_with(
         crate::fingerprint::set_all(&src.name, &y, &mut diagnostics);
         // One large stream (a whole platform's `helm template`) is a tree of a million nodes:
         // freeing it node by node on one thread left the other cores idle.
-        if y.nodes.len() >= PARALLEL_NODES {
+        if y.nodes.len() >= yaml::PARALLEL_NODES {
             y.nodes.into_par_iter().for_each(drop);
         }
         (diagnostics, stats)
@@ -152,7 +153,7 @@ pub fn lint_source_with(
 
 /// The report of a source from its checked diagnostics (see [`check_file`]).
 pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
-    let findings: Vec<Finding> = if diagnostics.len() >= PARALLEL_FINDINGS {
+    let findings: Vec<Finding> = if diagnostics.len() >= crate::diagnostic::PARALLEL_FINDINGS {
         diagnostics
             .into_par_iter()
             .map_init(|| 0, |line, d| position(&src, line, d))
@@ -275,7 +276,7 @@ pub fn check_file(
         .filter_map(|(_, o)| k8s::config_map(y, o))
         .collect();
     let mut suppressions = suppress::from_comments(src, y);
-    let fx = crate::fix::emit::Emitter::new(src, y);
+    let fx = crate::edit::emit::Emitter::new(src, y);
 
     // Objects are independent: a stream of thousands (one `helm template` of a platform) is
     // checked on several threads. Results are joined in object order, as one pass would make them.
@@ -372,7 +373,7 @@ pub fn check_file(
             }
         }
     }
-    crate::fix::guard_shared_edits(src, y, &mut kept);
+    crate::edit::guard_shared_edits(src, y, &mut kept);
     (sort_diagnostics(kept), stats)
 }
 
@@ -381,7 +382,7 @@ pub fn check_file(
 pub struct ContainerRow {
     pub file: String,
     pub line: usize,
-    pub object: crate::diagnostic::ObjectRef,
+    pub object: crate::k8s::ObjectRef,
     pub container: Option<String>,
     pub image: Option<String>,
     pub runtime: crate::diagnostic::RuntimeInfo,
@@ -419,7 +420,7 @@ fn pod_specs<'y>(y: &'y Yaml, cfg: &Config) -> Vec<(Object<'y>, k8s::PodSpecRef)
     let objects = y.docs.iter().filter_map(|d| d.root);
     objects
         .flat_map(|root| k8s::objects(y, root))
-        .filter_map(|obj| k8s::pod_spec(y, &obj, cfg).map(|spec| (obj, spec)))
+        .filter_map(|obj| k8s::pod_spec(y, &obj, &cfg.pod_spec_paths).map(|spec| (obj, spec)))
         .collect()
 }
 
@@ -454,12 +455,6 @@ fn sort_diagnostics(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
 /// Above this many objects in one file, they are checked in parallel.
 const PARALLEL_OBJECTS: usize = 64;
 
-/// Above this many findings in one file, their positions are computed in parallel.
-pub const PARALLEL_FINDINGS: usize = 1024;
-
-/// Above this many YAML nodes, a file's tree is freed, and its layout detected, in parallel.
-pub const PARALLEL_NODES: usize = 100_000;
-
 /// What a suppression reaches: a document, a line of one, or an object of one.
 #[derive(PartialEq, Eq, Hash)]
 enum Reach {
@@ -485,10 +480,10 @@ struct ObjectFindings<'y> {
 /// The checks of the selected rules, by what they judge.
 #[derive(Default)]
 struct Rules {
-    file: Vec<registry::FileCheck>,
-    object: Vec<registry::ObjectCheck>,
-    container: Vec<registry::ContainerCheck>,
-    suppressions: Vec<registry::SuppressionCheck>,
+    file: Vec<checks::FileCheck>,
+    object: Vec<checks::ObjectCheck>,
+    container: Vec<checks::ContainerCheck>,
+    suppressions: Vec<checks::SuppressionCheck>,
 }
 
 impl Rules {
@@ -498,7 +493,7 @@ impl Rules {
         let mut rules = Rules::default();
         let runs = |r: &&registry::Rule| sel.enabled(r.code, cfg) && !ignored.contains(&r.code);
         for rule in RULES.iter().filter(runs) {
-            for check in rule.checks {
+            for check in checks::of(rule.code) {
                 match *check {
                     Check::File(f) => rules.file.push(f),
                     Check::Object(f) => rules.object.push(f),
@@ -520,7 +515,7 @@ struct ObjectChecker<'f, 'y> {
     manifest: Option<&'f std::path::Path>,
     /// The file is a Kustomize patch (a partial object).
     partial: bool,
-    fx: &'f crate::fix::emit::Emitter<'f, 'y>,
+    fx: &'f crate::edit::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
     /// Every VPA of the run; each object keeps those that target it.
     vpas: &'f [&'f Vpa],
@@ -558,7 +553,7 @@ impl ObjectChecker<'_, '_> {
             check(&on_object, diags);
         }
         out.owners.resize(diags.len(), Some((obj.root, None)));
-        let Some(spec) = k8s::pod_spec(y, obj, cfg) else {
+        let Some(spec) = k8s::pod_spec(y, obj, &cfg.pod_spec_paths) else {
             finish(diags, doc, obj, templates);
             return out;
         };

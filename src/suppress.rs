@@ -9,7 +9,7 @@
 
 use std::ops::Range;
 
-use crate::rules::registry;
+use crate::diagnostic::registry;
 use crate::source::Source;
 use crate::yaml::Yaml;
 
@@ -30,7 +30,7 @@ pub enum Scope {
 #[derive(Debug, Clone)]
 pub struct Code {
     /// The rule code, or None when the name is unknown (GK902).
-    pub code: Option<crate::rules::Code>,
+    pub code: Option<crate::diagnostic::Code>,
     pub written: String,
     pub used: bool,
 }
@@ -56,7 +56,7 @@ impl Suppression {
     /// Whether it silences `code` at `line` in `doc`; marks the code used.
     pub fn matches(
         &mut self,
-        code: crate::rules::Code,
+        code: crate::diagnostic::Code,
         doc: usize,
         line: usize,
         object: Option<(u32, Option<&str>)>,

@@ -14,6 +14,23 @@ use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
 
+/// The names a config file may have, in the order they are looked for. The walk knows them
+/// too: a config file is never linted as a manifest.
+pub const CONFIG_FILE_NAMES: [&str; 2] = [".golint-k8s.yaml", ".golint-k8s.yml"];
+
+/// A directory that holds a git repository (`.git` is a directory, or a file in a worktree or
+/// submodule).
+pub fn is_repository_root(dir: &Path) -> bool {
+    dir.join(".git").exists()
+}
+
+/// The repository that holds `dir`, if any: the nearest directory at or above it with `.git`.
+pub fn repository_root(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors()
+        .find(|d| is_repository_root(d))
+        .map(Path::to_path_buf)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Input {
     /// A file, and whether the walk found it (so config `exclude` applies) or the user named it.
@@ -74,7 +91,7 @@ impl Bounds {
             if !searched.insert(from.to_path_buf()) {
                 continue;
             }
-            if let Some(top) = crate::config::repository_root(from) {
+            if let Some(top) = repository_root(from) {
                 roots.extend(std::fs::canonicalize(top));
             }
         }
@@ -121,7 +138,7 @@ fn is_manifest_name(p: &Path) -> bool {
     ) && !p
         .file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| crate::config::FILE_NAMES.contains(&n))
+        .is_some_and(|n| CONFIG_FILE_NAMES.contains(&n))
 }
 
 pub fn collect(paths: &[String]) -> Walked {

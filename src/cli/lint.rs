@@ -9,13 +9,13 @@ use rayon::prelude::*;
 
 use super::{FailOn, Format};
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
+use crate::diagnostic::registry;
+use crate::diagnostic::Code;
 use crate::diagnostic::Severity;
 use crate::error::Error;
 use crate::k8s::index::Index;
 use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
 use crate::output::{self, Run};
-use crate::rules::registry;
-use crate::rules::Code;
 use crate::source::DecodeFailure;
 use crate::source::{Origin, Source};
 use crate::walk::{self, Input};
@@ -757,7 +757,7 @@ fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
                         .any(|f| f.diagnostic.severity >= threshold);
                     let fragment = output::json::Fragment::render(&report);
                     let stats = report.stats;
-                    if report.findings.len() >= crate::lint::PARALLEL_FINDINGS {
+                    if report.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
                         // A stream's tens of thousands of findings are freed on every thread.
                         report.findings.into_par_iter().for_each(drop);
                     }
@@ -965,7 +965,7 @@ fn show_settings(a: &LintArgs) -> i32 {
             (Some(f), false) => crate::text::shown_path(f),
             (None, _) => "none (the built-in defaults)".to_string(),
         };
-        let searched = match crate::config::repository_root(&dir) {
+        let searched = match crate::walk::repository_root(&dir) {
             Some(root) => format!(
                 "{} up to the repository root {}",
                 crate::text::shown_path(&dir),

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use crate::rules::registry::{self, RULES};
+use crate::diagnostic::registry::{self, RULES};
 
 pub fn list(format: super::RulesFormat) -> i32 {
     if format == super::RulesFormat::Json {
@@ -84,7 +84,7 @@ fn starter() -> String {
 }
 
 pub fn init() -> i32 {
-    if let Some(existing) = crate::config::FILE_NAMES
+    if let Some(existing) = crate::walk::CONFIG_FILE_NAMES
         .iter()
         .find(|n| std::path::Path::new(n).exists())
     {

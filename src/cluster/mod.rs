@@ -19,11 +19,11 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use crate::config::Config;
+use crate::diagnostic::Code;
 use crate::diagnostic::{ClusterRef, Provenance};
 use crate::fix::engine::PathSeg;
 use crate::k8s::index::Index;
 use crate::lint::{lint_source_with, FileReport, Selection};
-use crate::rules::Code;
 use crate::source::{Origin, Source};
 
 /// Workload kinds whose objects own others: an object controlled by one of these is reported

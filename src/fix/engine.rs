@@ -5,7 +5,7 @@
 //! A round that would leave the text unparseable (or with a new duplicate key) stops everything:
 //! the file keeps its original text and the error is reported, so a bad fix never reaches disk.
 
-use crate::rules::Code;
+use crate::diagnostic::Code;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -473,7 +473,7 @@ fn map_back(rounds: &[Round], mut pos: usize, end: bool) -> usize {
 /// that child's line. A range that covers a child's whole content (a deleted item, a replaced
 /// scalar) names the child's parent, so that the indices of later siblings do not matter.
 fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
-    let r = super::trimmed(text, &edit.range);
+    let r = crate::edit::trimmed(text, &edit.range);
     let at_line_start = r.is_empty() && (r.start == 0 || text[..r.start].ends_with('\n'));
     let new_text = edit.text.trim_start_matches(['\r', '\n']);
     let indent = at_line_start.then(|| new_text.len() - new_text.trim_start_matches(' ').len());
@@ -502,7 +502,7 @@ fn path_at(text: &str, y: &Yaml, edit: &Edit) -> (usize, Vec<PathSeg>) {
             None => {
                 s.start <= r.start
                     && r.end <= s.end
-                    && !(r.start <= s.start && r.end >= super::content_end(text, y, n))
+                    && !(r.start <= s.start && r.end >= crate::edit::content_end(text, y, n))
             }
         }
     };

@@ -13,7 +13,7 @@ use crate::yaml::{NodeId, NodeKind, Yaml};
 /// One applied fix, placed in the chart.
 #[derive(Debug)]
 pub struct Placed {
-    pub code: crate::rules::Code,
+    pub code: crate::diagnostic::Code,
     pub title: String,
     pub origin: crate::diagnostic::ChartOrigin,
 }
@@ -202,7 +202,7 @@ fn content(text: &str, y: &Yaml, n: NodeId) -> String {
     let span = y.span(n);
     match &y.node(n).kind {
         NodeKind::Mapping { flow: false, .. } | NodeKind::Sequence { flow: false, .. } => {
-            let end = crate::fix::content_end(text, y, n);
+            let end = crate::edit::content_end(text, y, n);
             let line_start = crate::text::line_start(text, span.start);
             let column = span.start - line_start;
             let mut out = String::new();

@@ -88,7 +88,7 @@ impl BuildInfo {
     /// `go 1.24` module built by Go 1.25 or later has `containermaxprocs=0`), and which GODEBUG
     /// in the environment overrides. `None` when the key keeps the toolchain's default.
     pub fn default_godebug(&self, key: &str) -> Option<&str> {
-        crate::runtime::godebug_value(self.setting("DefaultGODEBUG")?, key)
+        crate::go::godebug_value(self.setting("DefaultGODEBUG")?, key)
     }
 }
 

@@ -1,6 +1,6 @@
 //! What a container image's files say about the program it runs.
 //!
-//! The manifest alone only suggests that a container runs Go (see [`crate::runtime`]); the
+//! The manifest alone only suggests that a container runs Go (see the `runtime` module); the
 //! binary in the image says it for certain, with the toolchain that built it, the modules it
 //! links (`go.uber.org/automaxprocs`, `github.com/KimMachineGun/automemlimit`, which set
 //! GOMAXPROCS and GOMEMLIMIT themselves) and the default GODEBUG its go.mod's go line chose.
@@ -90,7 +90,7 @@ impl GoSummary {
 
     /// The build's default for one GODEBUG key (the last setting counts).
     pub fn default_godebug(&self, key: &str) -> Option<&str> {
-        crate::runtime::godebug_value(&self.default_godebug, key)
+        crate::go::godebug_value(&self.default_godebug, key)
     }
 }
 
@@ -148,7 +148,7 @@ impl ImageFacts {
                     ));
                 }
                 // The modules the catalog knows to size GOMAXPROCS or GOMEMLIMIT themselves.
-                for f in &crate::runtime::catalog::CATALOG.frameworks {
+                for f in &crate::go::catalog::CATALOG.frameworks {
                     if let Some(v) = g.dep(&f.import) {
                         s.push_str(&format!(", links {} {v}", f.import));
                     }

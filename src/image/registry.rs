@@ -1288,24 +1288,22 @@ async fn classify(
             "the image sets no Entrypoint or Cmd".into(),
         ));
     }
-    let program = match crate::runtime::signs::sign_of_words(&words, 0) {
-        Some(crate::runtime::signs::CommandSign::Program { word, language })
-            if language != "go" =>
-        {
+    let program = match crate::go::command::sign_of_words(&words, 0) {
+        Some(crate::go::command::CommandSign::Program { word, language }) if language != "go" => {
             return Ok(Runtime::Interpreter {
                 language: language.to_string(),
                 why: format!("its entrypoint runs {word}"),
             })
         }
-        Some(crate::runtime::signs::CommandSign::Script(word)) => {
+        Some(crate::go::command::CommandSign::Script(word)) => {
             return Ok(Runtime::Interpreter {
                 language: "shell".into(),
                 why: format!("its entrypoint runs the shell script {word}"),
             })
         }
-        Some(crate::runtime::signs::CommandSign::Program { word, .. }) => word,
+        Some(crate::go::command::CommandSign::Program { word, .. }) => word,
         None => *words
-            .get(crate::runtime::signs::program_start(&words))
+            .get(crate::go::command::program_start(&words))
             .ok_or("the entrypoint names no program")?,
     };
     let candidates: Vec<String> = if program.contains('/') {
@@ -1348,8 +1346,8 @@ async fn classify(
         let line = line.split(|&b| b == b'\n').next().unwrap_or(&[]);
         let line = String::from_utf8_lossy(line);
         let words: Vec<&str> = line.split_whitespace().collect();
-        let language = match crate::runtime::signs::sign_of_words(&words, 0) {
-            Some(crate::runtime::signs::CommandSign::Program { language, .. }) => language,
+        let language = match crate::go::command::sign_of_words(&words, 0) {
+            Some(crate::go::command::CommandSign::Program { language, .. }) => language,
             _ => "shell",
         };
         return Ok(Runtime::Interpreter {

@@ -14,9 +14,16 @@ pub mod quantity;
 pub mod resize;
 pub mod vpa;
 
-use crate::config::Config;
-use crate::diagnostic::ObjectRef;
 use crate::yaml::{NodeId, Yaml};
+
+/// An object's names, owned: what a finding says it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ObjectRef {
+    pub api_version: Option<String>,
+    pub kind: Option<String>,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+}
 
 pub use container::{Container, ContainerKind, EnvValue, EnvVar, Pod};
 pub use quantity::Quantity;
@@ -121,7 +128,7 @@ pub struct PodSpecRef {
 }
 
 /// The one place that knows where each kind keeps its pod spec (cf. kube-linter's extract package).
-pub fn pod_spec(y: &Yaml, obj: &Object, cfg: &Config) -> Option<PodSpecRef> {
+pub fn pod_spec(y: &Yaml, obj: &Object, configured: &[PodSpecPath]) -> Option<PodSpecRef> {
     let group = obj.group();
     let path: &[&str] = match (group, obj.kind) {
         ("", "Pod") => &["spec"],
@@ -136,16 +143,23 @@ pub fn pod_spec(y: &Yaml, obj: &Object, cfg: &Config) -> Option<PodSpecRef> {
         ("batch", "CronJob") => &["spec", "jobTemplate", "spec", "template", "spec"],
         ("", "PodTemplate") => &["template", "spec"],
         _ => {
-            return configured_pod_spec(y, obj, cfg);
+            return configured_pod_spec(y, obj, configured);
         }
     };
     spec_at(y, obj.root, path)
 }
 
-fn configured_pod_spec(y: &Yaml, obj: &Object, cfg: &Config) -> Option<PodSpecRef> {
+/// Where a custom kind keeps its pod spec (the config's `pod-spec-paths`).
+#[derive(Debug, Clone)]
+pub struct PodSpecPath {
+    pub api_version: String,
+    pub kind: String,
+    pub path: Vec<String>,
+}
+
+fn configured_pod_spec(y: &Yaml, obj: &Object, configured: &[PodSpecPath]) -> Option<PodSpecRef> {
     let api = obj.api_version.unwrap_or("");
-    let p = cfg
-        .pod_spec_paths
+    let p = configured
         .iter()
         .find(|p| p.kind == obj.kind && (p.api_version.is_empty() || p.api_version == api))?;
     let path: Vec<&str> = p.path.iter().map(String::as_str).collect();

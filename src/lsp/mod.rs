@@ -716,7 +716,7 @@ fn has_kubernetes_objects(report: &FileReport, text: &str) -> bool {
     let broken = report
         .findings
         .iter()
-        .any(|f| f.diagnostic.code == crate::rules::Code::GK000);
+        .any(|f| f.diagnostic.code == crate::diagnostic::Code::GK000);
     report.stats.objects > 0 || (broken && text.contains("apiVersion") && text.contains("kind"))
 }
 

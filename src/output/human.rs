@@ -210,7 +210,7 @@ pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<
     }
     if total > 0 && opts.summary {
         // Each rule's documentation once per run, not under every finding.
-        let mut codes: Vec<crate::rules::Code> =
+        let mut codes: Vec<crate::diagnostic::Code> =
             findings.iter().map(|(_, _, f)| f.diagnostic.code).collect();
         codes.sort();
         codes.dedup();
@@ -302,7 +302,7 @@ fn render(
 fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
     let mut src = shown.text.clone();
     // A document that does not parse may be anything: its offending line alone, no neighbours.
-    src.2 = f.diagnostic.code == crate::rules::Code::GK000;
+    src.2 = f.diagnostic.code == crate::diagnostic::Code::GK000;
     let d = &f.diagnostic;
     let rule = d.code.rule();
     let mut help: Vec<String> = d.notes.clone();

@@ -6,9 +6,9 @@ use std::io::Write;
 use serde::Serialize;
 
 use super::Run;
+use crate::diagnostic::{registry, Code};
 use crate::diagnostic::{Applicability, Provenance, Severity};
 use crate::lint::{FileReport, Finding, Stats};
-use crate::rules::{registry, Code};
 
 // The document: {"version": 1, "tool": {"name", "version"}, "findings": [...], "summary": {...},
 // and from `fix` only, "fixed": [...]}. Written by [`Stream`].
@@ -79,7 +79,7 @@ impl Fragment {
         let mut name = Vec::with_capacity(r.name.len() + 2);
         string(&mut name, &r.name);
         let file = name.as_slice();
-        if r.findings.len() >= crate::lint::PARALLEL_FINDINGS {
+        if r.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
             // One large stream's findings are most of the output: rendered in parallel chunks.
             use rayon::prelude::*;
             f.parts = r
@@ -143,7 +143,7 @@ fn size_hint(file: &[u8], f: &Finding) -> usize {
 struct Memo<'f> {
     notes: Option<(&'f [String], std::ops::Range<usize>)>,
     object: Option<(
-        &'f Option<std::sync::Arc<crate::diagnostic::ObjectRef>>,
+        &'f Option<std::sync::Arc<crate::k8s::ObjectRef>>,
         std::ops::Range<usize>,
     )>,
     container: Option<(&'f Option<std::sync::Arc<str>>, std::ops::Range<usize>)>,
@@ -668,9 +668,8 @@ impl serde_json::ser::Formatter for Pretty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{
-        ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, ObjectRef, Provenance,
-    };
+    use crate::diagnostic::{ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, Provenance};
+    use crate::k8s::ObjectRef;
 
     /// The finding as the generic serializer writes it: the reference for `write_finding`.
     #[derive(Serialize)]

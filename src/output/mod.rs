@@ -13,7 +13,7 @@ use crate::lint::{FileReport, Stats};
 /// Where a rule's documentation lives on the web (also shown by `golint-k8s explain`).
 pub const DOCS_BASE: &str = "https://github.com/golint-k8s/golint-k8s/blob/main/rules/";
 
-pub fn doc_url(code: crate::rules::Code) -> String {
+pub fn doc_url(code: crate::diagnostic::Code) -> String {
     let rule = code.rule();
     format!("{DOCS_BASE}{}-{}.md", rule.code, rule.name)
 }
@@ -22,7 +22,7 @@ pub fn doc_url(code: crate::rules::Code) -> String {
 /// else the current directory.
 pub(crate) fn repo_root() -> std::path::PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    crate::config::repository_root(&cwd).unwrap_or(cwd)
+    crate::walk::repository_root(&cwd).unwrap_or(cwd)
 }
 
 /// A report's file as a path relative to `root` with `/` separators, when it lies there; its
@@ -95,7 +95,7 @@ pub fn unread_line(errors: &[InputError]) -> Option<String> {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct FixedOut {
     pub file: String,
-    pub code: crate::rules::Code,
+    pub code: crate::diagnostic::Code,
     pub rule: &'static str,
     pub applicability: crate::diagnostic::Applicability,
     pub title: String,

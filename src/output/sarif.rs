@@ -12,9 +12,9 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::{doc_url, Run};
+use crate::diagnostic::registry::{Rule, RULES};
 use crate::diagnostic::{Applicability, Severity};
 use crate::lint::{FileReport, Finding};
-use crate::rules::registry::{Rule, RULES};
 use crate::source::Origin;
 
 const SCHEMA: &str =

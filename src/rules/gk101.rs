@@ -5,7 +5,7 @@ use super::Code;
 use super::ContainerCtx;
 use crate::config::MemLimitStrategy;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::fix::emit::{add_env, NewValue, Skip};
+use crate::edit::emit::{add_env, NewValue, Skip};
 use crate::k8s::container::{EffectiveValue, ValueOrigin};
 use crate::runtime::{describe_bytes, gomemlimit_for, whole, GO_1_19};
 

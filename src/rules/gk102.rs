@@ -4,7 +4,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::fix::replace_scalar;
+use crate::edit::replace_scalar;
 use crate::k8s::container::ValueOrigin;
 use crate::runtime::describe_bytes;
 use crate::yaml::Style;

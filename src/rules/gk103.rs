@@ -4,7 +4,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::fix::replace_scalar;
+use crate::edit::replace_scalar;
 use crate::k8s::container::EnvValue;
 use crate::runtime::{
     describe_bytes, gomemlimit_for, parse_gogc, parse_gomemlimit, whole, GoGc, GoMemLimit,

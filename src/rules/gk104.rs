@@ -5,7 +5,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::fix::replace_scalar;
+use crate::edit::replace_scalar;
 use crate::k8s::Quantity;
 use crate::runtime::{parse_gomemlimit, GoMemLimit};
 

@@ -5,7 +5,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::fix::delete_line_entry;
+use crate::edit::delete_line_entry;
 use crate::k8s::container::EnvValue;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {

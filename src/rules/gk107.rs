@@ -4,7 +4,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::fix::replace_scalar;
+use crate::edit::replace_scalar;
 use crate::runtime::{
     describe_bytes, gomemlimit_for, parse_gogc, parse_gomemlimit, GoGc, GoMemLimit,
 };

@@ -5,8 +5,9 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::fix::replace_scalar;
-use crate::runtime::{godebug_value, GO_1_16};
+use crate::edit::replace_scalar;
+use crate::go::godebug_value;
+use crate::runtime::GO_1_16;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     if !cx.go.is_go {
@@ -49,7 +50,7 @@ pub fn remove_godebug_key(
         // Nothing else in GODEBUG: drop the whole env entry.
         let edit =
             cx.c.env_node
-                .and_then(|env| crate::fix::emit::remove_item(cx.fx, env, var.entry))?;
+                .and_then(|env| crate::edit::emit::remove_item(cx.fx, env, var.entry))?;
         return Some(Fix {
             applicability: Applicability::Safe,
             title: "remove the GODEBUG env entry".into(),

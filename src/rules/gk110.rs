@@ -6,7 +6,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::fix::emit::{add_entry, add_list_item, Skip};
+use crate::edit::emit::{add_entry, add_list_item, Skip};
 use crate::k8s::container::{Container, EnvValue, Resource};
 use crate::k8s::resize::{InPlace, Policy, Why};
 use crate::runtime::{parse_gomemlimit, GoMemLimit};
@@ -152,7 +152,7 @@ pub(super) fn restart_on_resize(
         Some(Policy {
             restart: Some((node, _)),
             ..
-        }) => crate::fix::replace_scalar(cx.y, node, "RestartContainer")
+        }) => crate::edit::replace_scalar(cx.y, node, "RestartContainer")
             .ok_or("not fixed automatically: the restartPolicy value cannot be replaced")?,
         Some(Policy { item, .. }) => add_entry(cx.fx, item, "restartPolicy", "RestartContainer")?,
         None => add_list_item(

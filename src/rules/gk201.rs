@@ -5,7 +5,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::fix::emit::{add_env, NewValue};
+use crate::edit::emit::{add_env, NewValue};
 use crate::runtime::throttle::{
     burn, ceil_cpus, describe_cpus, go125_gomaxprocs, limit_millis, ms, quota_ms,
 };

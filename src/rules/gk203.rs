@@ -6,7 +6,7 @@ use super::Code;
 use super::ContainerCtx;
 use crate::config::CpuLimits;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::fix::emit::{add_entry, add_nested_entry, remove_entry, remove_item, rename_key, Skip};
+use crate::edit::emit::{add_entry, add_nested_entry, remove_entry, remove_item, rename_key, Skip};
 use crate::k8s::container::{EffectiveValue, EnvValue, Resource};
 use crate::runtime::throttle::{burn, describe_cpus, limit_millis, ms, quota_ms};
 use crate::runtime::Threads;

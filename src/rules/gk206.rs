@@ -5,7 +5,7 @@
 use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::Diagnostic;
-use crate::runtime::godebug_value;
+use crate::go::godebug_value;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     // The binary as built: the env GODEBUG this rule reads would otherwise hide itself.

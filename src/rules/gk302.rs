@@ -62,7 +62,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         let source = &cx.src.text[cx.y.span(*node)];
         let edit = Edit {
             range: cx.y.span(*node),
-            text: crate::fix::quote(source, false),
+            text: crate::edit::quote(source, false),
         };
         d = d.with_fix(Some(Fix {
             applicability: Applicability::Safe,

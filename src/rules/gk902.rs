@@ -14,7 +14,7 @@ pub fn check(cx: &SuppressionCtx, out: &mut Vec<Diagnostic>) {
                 format!(
                     "suppression names {:?}, which is not a golint-k8s rule{} (see `golint-k8s rules`)",
                     c.written,
-                    crate::rules::registry::did_you_mean(&c.written)
+                    crate::diagnostic::registry::did_you_mean(&c.written)
                 ),
             );
             d.document = s.doc;

@@ -1,12 +1,14 @@
 //! Rules: one file per rule, each a function over what it judges, with everything it needs already
 //! worked out. Most judge one container in its pod (effective values, the Go view, the config);
 //! a few judge a whole file's parse (GK000, GK001), an object (GK109's LimitRanges) or the file's
-//! suppressions once every other rule has run (GK901, GK902). The table that names them, and says
-//! which kind each check is, is in [`registry`].
+//! suppressions once every other rule has run (GK901, GK902). The table that names them is
+//! [`crate::diagnostic::registry`]; which kind each check is, is in [`checks`].
 
-pub mod registry;
+pub mod checks;
 
-pub use registry::Code;
+/// The table of rules' identities, where the integration tests have always read it. (A path
+/// down the layers, so it adds no import up them.)
+pub use crate::diagnostic::registry;
 
 pub mod gk000;
 mod gk001;
@@ -35,7 +37,7 @@ mod gk901;
 mod gk902;
 
 use crate::config::Config;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::k8s::container::{Container, Effective, Pod};
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::{ConfigMap, Object};
@@ -113,7 +115,7 @@ pub struct ContainerCtx<'a, 'y> {
     pub vpas: &'a [&'a crate::k8s::vpa::Vpa],
     pub config_maps: &'a [ConfigMap],
     /// Writes fixes in the file's style (its layout is worked out once per file).
-    pub fx: &'a crate::fix::emit::Emitter<'a, 'y>,
+    pub fx: &'a crate::edit::emit::Emitter<'a, 'y>,
 }
 
 impl ContainerCtx<'_, '_> {
@@ -165,10 +167,31 @@ impl ContainerCtx<'_, '_> {
     }
 }
 
+/// Defined here, not with [`Diagnostic`]: findings sit below the Kubernetes model, and only rules
+/// say where an effective value came from.
+impl Diagnostic {
+    /// Say where an inherited value came from: a note, and the value's own place when it lives
+    /// elsewhere in the file (a LimitRange default, pod-level resources).
+    pub fn origin(
+        mut self,
+        y: &Yaml,
+        v: &crate::k8s::container::EffectiveValue,
+        what: &str,
+    ) -> Self {
+        if let Some(n) = v.origin_note(what) {
+            if let (Some(node), false) = (v.node, v.is_declared()) {
+                self.related.push((y.span(node), n.clone()));
+            }
+            self.notes.push(n);
+        }
+        self
+    }
+}
+
 impl<'a> ContainerCtx<'a, '_> {
     /// An unsafe fix that removes `var`'s entry from the container's env.
     pub fn remove_env_fix(&self, var: &crate::k8s::EnvVar) -> Option<crate::diagnostic::Fix> {
-        let edit = crate::fix::emit::remove_item(self.fx, self.c.env_node?, var.entry)?;
+        let edit = crate::edit::emit::remove_item(self.fx, self.c.env_node?, var.entry)?;
         Some(crate::diagnostic::Fix {
             applicability: crate::diagnostic::Applicability::Unsafe,
             title: format!("remove the {} env entry", var.name),

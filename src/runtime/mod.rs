@@ -11,13 +11,13 @@
 //! as the command, and only then the `assume-go` assumption.
 
 pub mod build;
-pub mod catalog;
 pub mod gomod;
 pub mod process;
 pub mod signs;
 pub mod throttle;
 
 use crate::config::{Config, GoVersion};
+use crate::go::{catalog, godebug_value};
 use crate::k8s::container::{container_annotation, Container};
 use crate::text::{push_debug, push_int};
 use crate::yaml::{NodeId, Yaml};
@@ -784,7 +784,7 @@ fn detect_go<'a>(
         return by(language, WhyGo::OtherEnv { name, language });
     }
     let command = signs::command_sign(y, c);
-    if let Some(signs::CommandSign::Program { word, language }) = command {
+    if let Some(crate::go::command::CommandSign::Program { word, language }) = command {
         return by(language, WhyGo::Command { word, language });
     }
     if let Some(r) = reference {
@@ -820,7 +820,7 @@ fn detect_go<'a>(
             return by(b.language, WhyGo::Build(b));
         }
     }
-    if let Some(signs::CommandSign::Script(word)) = command {
+    if let Some(crate::go::command::CommandSign::Script(word)) = command {
         return by("shell", WhyGo::Script(word));
     }
     (cfg.assume_go, None, WhyGo::AssumeGo { on: cfg.assume_go })
@@ -955,15 +955,6 @@ pub fn parse_gogc(s: &str, g: Grammar) -> GoGc {
         Some(n) => GoGc::Percent(n),
         None => GoGc::Invalid,
     }
-}
-
-/// The effective value of one GODEBUG key: entries are applied left to right, the last wins.
-pub fn godebug_value<'s>(godebug: &'s str, key: &str) -> Option<&'s str> {
-    godebug
-        .rsplit(',')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| k.trim() == key)
-        .map(|(_, v)| v.trim())
 }
 
 /// `x` rounded to a whole number as `{:.0}` prints it, when that is sure without the

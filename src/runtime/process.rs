@@ -7,10 +7,11 @@
 //! generated table with what this function says.
 
 use super::{
-    godebug_value, parse_gogc, parse_gomaxprocs, parse_gomemlimit, throttle, GoGc, GoMaxProcs,
-    GoMemLimit, Grammar, GO_1_25,
+    parse_gogc, parse_gomaxprocs, parse_gomemlimit, throttle, GoGc, GoMaxProcs, GoMemLimit,
+    Grammar, GO_1_25,
 };
 use crate::config::GoVersion;
+use crate::go::godebug_value;
 
 /// The variables of the process's environment that size it (unset: `None`).
 #[derive(Debug, Clone, Copy, Default)]

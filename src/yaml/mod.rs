@@ -31,6 +31,10 @@ const NESTING_LIMIT: usize = 200;
 /// How many alias or merge hops one lookup may follow before giving up.
 const HOP_BUDGET: usize = 64;
 
+/// Above this many nodes, work over a whole tree (freeing it, detecting a file's layout) runs in
+/// parallel.
+pub const PARALLEL_NODES: usize = 100_000;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
     Plain,

@@ -148,7 +148,7 @@ impl Indents {
             Some(steps) if src.bom_len == 0 => steps,
             // Counted in parallel for one large stream: the first fix that needs the layout
             // waits for it, and so does every other thread.
-            _ if y.nodes.len() >= crate::lint::PARALLEL_NODES => {
+            _ if y.nodes.len() >= crate::yaml::PARALLEL_NODES => {
                 use rayon::prelude::*;
                 y.nodes
                     .par_chunks(16_384)

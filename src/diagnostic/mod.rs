@@ -4,9 +4,19 @@
 //!
 //! Positions stay byte ranges here; outputs convert them to lines and columns at the edge.
 
+pub mod registry;
+
+pub use registry::Code;
+
+use crate::k8s::ObjectRef;
+
 use std::ops::Range;
 
 use serde::Serialize;
+
+/// Above this many findings in one file, work over each of them (positions, fingerprints,
+/// JSON) runs in parallel.
+pub const PARALLEL_FINDINGS: usize = 1024;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -67,15 +77,6 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
-/// The object a finding belongs to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ObjectRef {
-    pub api_version: Option<String>,
-    pub kind: Option<String>,
-    pub namespace: Option<String>,
-    pub name: Option<String>,
-}
-
 /// Where a finding's document came from when a file is not the whole story. Each output format
 /// renders it in one `match`, so a new input source is a new variant the compiler walks every
 /// format through.
@@ -87,7 +88,7 @@ pub enum Provenance {
     Cluster(ClusterRef),
 }
 
-/// Where in a chart a finding of its rendered output comes from (see [`crate::helm`]).
+/// Where in a chart a finding of its rendered output comes from (see the `helm` module).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChartOrigin {
     /// The template file, under the chart directory as the user named it.
@@ -164,7 +165,7 @@ pub struct RuntimeInfo {
 
 #[derive(Debug, Clone)]
 pub struct Diagnostic {
-    pub code: crate::rules::Code,
+    pub code: Code,
     pub severity: Severity,
     pub range: Range<usize>,
     pub message: String,
@@ -184,7 +185,7 @@ pub struct Diagnostic {
     /// Other places in the same file the finding rests on (the LimitRange or pod-level value an
     /// inherited limit came from), each with what it says; editors show them as related.
     pub related: Vec<(Range<usize>, String)>,
-    /// The finding's identity across edits ([`crate::fingerprint`]), set once it is located in
+    /// The finding's identity across edits (the `fingerprint` module), set once it is located in
     /// its file's tree.
     pub fingerprint: u64,
 }
@@ -200,12 +201,7 @@ impl Diagnostic {
         text
     }
 
-    pub fn new(
-        code: crate::rules::Code,
-        severity: Severity,
-        range: Range<usize>,
-        message: String,
-    ) -> Self {
+    pub fn new(code: Code, severity: Severity, range: Range<usize>, message: String) -> Self {
         Diagnostic {
             code,
             severity,
@@ -225,7 +221,7 @@ impl Diagnostic {
     }
 
     /// A finding of `code` with its rule's default severity (the config may override it later).
-    pub fn of_rule(code: crate::rules::Code, range: Range<usize>, message: String) -> Self {
+    pub fn of_rule(code: Code, range: Range<usize>, message: String) -> Self {
         Diagnostic::new(code, code.rule().severity, range, message)
     }
 
@@ -247,23 +243,6 @@ impl Diagnostic {
 
     pub fn note(mut self, n: impl Into<String>) -> Self {
         self.notes.push(n.into());
-        self
-    }
-
-    /// Say where an inherited value came from: a note, and the value's own place when it lives
-    /// elsewhere in the file (a LimitRange default, pod-level resources).
-    pub fn origin(
-        mut self,
-        y: &crate::yaml::Yaml,
-        v: &crate::k8s::container::EffectiveValue,
-        what: &str,
-    ) -> Self {
-        if let Some(n) = v.origin_note(what) {
-            if let (Some(node), false) = (v.node, v.is_declared()) {
-                self.related.push((y.span(node), n.clone()));
-            }
-            self.notes.push(n);
-        }
         self
     }
 

@@ -1,8 +1,10 @@
-//! The one table of rules: code, name, default severity, fix kind, doc and check function.
-//! A completeness test keeps it in step with `rules/*.md` and `fixtures/`.
+//! The one table of rules' identities: code, name, default severity, fix kind, doc. It sits
+//! with the findings, below everything that names a rule (the config, suppressions,
+//! fingerprints, outputs), so none of them needs the rules themselves; the rules' checks are
+//! looked up by code in `rules::checks`. A completeness test keeps the table in step
+//! with `rules/*.md` and `fixtures/`.
 
-use super::*;
-use crate::diagnostic::Severity;
+use super::Severity;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FixKind {
@@ -21,24 +23,6 @@ impl FixKind {
     }
 }
 
-pub type ContainerCheck = fn(&ContainerCtx, &mut Vec<Diagnostic>);
-pub type ObjectCheck = fn(&ObjectCtx, &mut Vec<Diagnostic>);
-pub type FileCheck = fn(&FileCtx, &mut Vec<Diagnostic>);
-pub type SuppressionCheck = fn(&SuppressionCtx, &mut Vec<Diagnostic>);
-
-/// What a check judges, and so when the engine runs it.
-#[derive(Clone, Copy)]
-pub enum Check {
-    /// Once per parsed file: its syntax errors and duplicate keys.
-    File(FileCheck),
-    /// Once per Kubernetes object.
-    Object(ObjectCheck),
-    /// Once per container of every pod spec.
-    Container(ContainerCheck),
-    /// Once per file, over its suppressions, after every other check.
-    Suppressions(SuppressionCheck),
-}
-
 pub struct Rule {
     pub code: Code,
     pub name: &'static str,
@@ -47,15 +31,13 @@ pub struct Rule {
     pub applies_to: &'static str,
     pub summary: &'static str,
     pub doc: &'static str,
-    /// Most rules have one check; GK109 judges containers and LimitRanges alike.
-    pub checks: &'static [Check],
 }
 
-/// The table: each row gives a rule's code, name, default severity, fix kind, what it applies to,
-/// a one-line summary and its checks. It makes both [`Code`] and [`RULES`], so the two cannot
+/// The table: each row gives a rule's code, name, default severity, fix kind, what it applies to
+/// and a one-line summary. It makes both [`Code`] and [`RULES`], so the two cannot
 /// disagree; rows are in code order, so a code's discriminant is its rule's index.
 macro_rules! rules {
-    ($($code:ident => $name:literal, $sev:ident, $fix:ident, $applies:literal, $summary:literal, $checks:expr;)*) => {
+    ($($code:ident => $name:literal, $sev:ident, $fix:ident, $applies:literal, $summary:literal;)*) => {
         /// A rule's identity. Codes written by users (config, suppressions, `--select`) are
         /// parsed into it once ([`find`], [`matching`]); rules and outputs never spell one.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -80,7 +62,6 @@ macro_rules! rules {
                 applies_to: $applies,
                 summary: $summary,
                 doc: include_str!(concat!("../../rules/", stringify!($code), "-", $name, ".md")),
-                checks: $checks,
             },)*
         ];
     };
@@ -101,77 +82,55 @@ impl serde::Serialize for Code {
 
 rules! {
     GK000 => "invalid-yaml", Error, None, "every document",
-        "the document is not valid YAML (or not text)", &[Check::File(gk000::check)];
+        "the document is not valid YAML (or not text)";
     GK001 => "duplicate-key", Error, None, "every mapping",
-        "a mapping repeats a key; kubectl rejects it and other tools keep either value",
-        &[Check::File(gk001::check)];
+        "a mapping repeats a key; kubectl rejects it and other tools keep either value";
     GK101 => "memory-limit-without-gomemlimit", Warning, Safe, "Go containers",
-        "memory limit without GOMEMLIMIT: the GC paces by GOGC alone and the container is OOM-killed",
-        &[Check::Container(gk101::check)];
+        "memory limit without GOMEMLIMIT: the GC paces by GOGC alone and the container is OOM-killed";
     GK102 => "memory-request-not-equal-limit", Warning, Unsafe, "all containers",
-        "memory request below the limit: the pod is evicted and OOM-scored by usage above the request",
-        &[Check::Container(gk102::check)];
+        "memory request below the limit: the pod is evicted and OOM-scored by usage above the request";
     GK103 => "gomemlimit-exceeds-memory-limit", Error, Safe, "Go containers",
-        "GOMEMLIMIT at or above the memory limit (no headroom), or far below it (stale)",
-        &[Check::Container(gk103::check)];
+        "GOMEMLIMIT at or above the memory limit (no headroom), or far below it (stale)";
     GK104 => "gomemlimit-malformed", Error, Safe, "Go containers",
-        "GOMEMLIMIT the Go runtime rejects: the process dies at start-up",
-        &[Check::Container(gk104::check)];
+        "GOMEMLIMIT the Go runtime rejects: the process dies at start-up";
     GK105 => "go-env-divisor-mismatch", Error, Safe, "Go containers",
-        "resourceFieldRef divisor that changes the unit Go reads (GOMEMLIMIT in MiB read as bytes)",
-        &[Check::Container(gk105::check)];
+        "resourceFieldRef divisor that changes the unit Go reads (GOMEMLIMIT in MiB read as bytes)";
     GK106 => "go-env-from-unset-resource", Warning, None, "Go containers",
-        "GOMEMLIMIT/GOMAXPROCS from a resource the container does not set (node allocatable or 0)",
-        &[Check::Container(gk106::check)];
+        "GOMEMLIMIT/GOMAXPROCS from a resource the container does not set (node allocatable or 0)";
     GK107 => "gogc-off-without-gomemlimit", Error, Safe, "Go containers",
-        "GOGC=off with no GOMEMLIMIT: the heap grows until the OOM kill",
-        &[Check::Container(gk107::check)];
+        "GOGC=off with no GOMEMLIMIT: the heap grows until the OOM kill";
     GK108 => "godebug-madvdontneed", Warning, Safe, "Go containers",
-        "GODEBUG madvdontneed: redundant (=1) or inflating RSS and misleading eviction (=0)",
-        &[Check::Container(gk108::check)];
+        "GODEBUG madvdontneed: redundant (=1) or inflating RSS and misleading eviction (=0)";
     GK109 => "suspicious-memory-quantity", Warning, None, "all containers",
-        "memory quantity with a milli suffix (100m = 0.1 byte) or read as octal (0100 = 64)",
-        &[Check::Container(gk109::check), Check::Object(gk109::check_limit_range)];
+        "memory quantity with a milli suffix (100m = 0.1 byte) or read as octal (0100 = 64)";
     GK110 => "gomemlimit-stale-after-resize", Warning, Unsafe, "Go containers",
-        "GOMEMLIMIT set at start-up, while the memory limit is resized in place (resizePolicy, VPA)",
-        &[Check::Container(gk110::check)];
+        "GOMEMLIMIT set at start-up, while the memory limit is resized in place (resizePolicy, VPA)";
     GK201 => "cpu-limit-without-gomaxprocs", Warning, Safe, "Go containers, Go < 1.25 or unknown",
-        "CPU limit without GOMAXPROCS: Go runs a thread per node CPU and burns the CFS quota early",
-        &[Check::Container(gk201::check)];
+        "CPU limit without GOMAXPROCS: Go runs a thread per node CPU and burns the CFS quota early";
     GK202 => "gomaxprocs-exceeds-cpu-limit", Warning, Safe, "Go containers",
-        "GOMAXPROCS above the CPU limit: more threads than the quota can feed",
-        &[Check::Container(gk202::check)];
+        "GOMAXPROCS above the CPU limit: more threads than the quota can feed";
     GK203 => "cpu-limit-throttling", Warning, Unsafe, "all containers",
-        "CPU limit that CFS will throttle at the parallelism the container uses",
-        &[Check::Container(gk203::check)];
+        "CPU limit that CFS will throttle at the parallelism the container uses";
     GK204 => "gomaxprocs-pinned-on-adaptive-go", Info, Unsafe, "Go containers, Go >= 1.25",
-        "static GOMAXPROCS on Go >= 1.25 turns off the runtime's own limit tracking",
-        &[Check::Container(gk204::check)];
+        "static GOMAXPROCS on Go >= 1.25 turns off the runtime's own limit tracking";
     GK205 => "gomaxprocs-invalid", Warning, None, "Go containers",
-        "GOMAXPROCS the runtime ignores (0, negative, not an integer) or absurdly large",
-        &[Check::Container(gk205::check)];
+        "GOMAXPROCS the runtime ignores (0, negative, not an integer) or absurdly large";
     GK206 => "godebug-disables-container-maxprocs", Warning, Safe, "Go containers, Go >= 1.25",
-        "GODEBUG containermaxprocs=0 or updatemaxprocs=0 turns off container-aware GOMAXPROCS",
-        &[Check::Container(gk206::check)];
+        "GODEBUG containermaxprocs=0 or updatemaxprocs=0 turns off container-aware GOMAXPROCS";
     GK207 => "gomaxprocs-stale-after-resize", Warning, Unsafe, "Go containers",
-        "GOMAXPROCS set at start-up, while the CPU limit is resized in place (resizePolicy, VPA)",
-        &[Check::Container(gk207::check)];
+        "GOMAXPROCS set at start-up, while the CPU limit is resized in place (resizePolicy, VPA)";
     GK301 => "gogc-invalid", Warning, None, "Go containers",
-        "GOGC the runtime silently replaces with 100",
-        &[Check::Container(gk301::check)];
+        "GOGC the runtime silently replaces with 100";
     GK302 => "env-value-not-string", Error, Safe, "all containers",
-        "unquoted env value that YAML 1.1 types as a number, boolean or null",
-        &[Check::Container(gk302::check)];
+        "unquoted env value that YAML 1.1 types as a number, boolean or null";
     GK303 => "duplicate-env", Warning, None, "all containers",
-        "the same env var twice (the last wins), or disagreeing with envFrom",
-        &[Check::Container(gk303::check)];
+        "the same env var twice (the last wins), or disagreeing with envFrom";
     GK401 => "missing-requests", Warning, None, "all containers",
-        "no effective CPU or memory request: no scheduling guarantee",
-        &[Check::Container(gk401::check)];
+        "no effective CPU or memory request: no scheduling guarantee";
     GK901 => "unused-suppression", Info, Safe, "suppressions",
-        "a suppression that matched no finding", &[Check::Suppressions(gk901::check)];
+        "a suppression that matched no finding";
     GK902 => "unknown-rule-in-suppression", Warning, None, "suppressions",
-        "a suppression that names no known rule", &[Check::Suppressions(gk902::check)];
+        "a suppression that names no known rule";
 }
 
 /// A rule by code (`GK101`, any case) or name (`memory-limit-without-gomemlimit`).
