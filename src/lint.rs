@@ -482,7 +482,7 @@ struct ObjectFindings<'y> {
 struct Rules {
     file: Vec<checks::FileCheck>,
     object: Vec<checks::ObjectCheck>,
-    container: Vec<checks::ContainerCheck>,
+    container: Vec<(checks::ContainerCheck, checks::Scope)>,
     suppressions: Vec<checks::SuppressionCheck>,
 }
 
@@ -497,7 +497,7 @@ impl Rules {
                 match *check {
                     Check::File(f) => rules.file.push(f),
                     Check::Object(f) => rules.object.push(f),
-                    Check::Container(f) => rules.container.push(f),
+                    Check::Container(f, scope) => rules.container.push((f, scope)),
                     Check::Suppressions(f) => rules.suppressions.push(f),
                 }
             }
@@ -583,15 +583,16 @@ impl ObjectChecker<'_, '_> {
                 eff: pod.effective(c, &lrs),
                 go: GoView::decide(y, &annotations, c, cfg, manifest),
                 go_note: Default::default(),
-                partial,
                 whole_cores: &whole_cores,
                 limit_ranges: &lrs,
                 vpas: &vpas,
                 config_maps,
                 fx,
             };
-            for check in &rules.container {
-                check(&cx, diags);
+            for (check, scope) in &rules.container {
+                if scope.takes(cx.go.is_go, partial) {
+                    check(&cx, diags);
+                }
             }
             out.assumed_go += usize::from(cx.go.is_go && cx.go.assumed());
             out.self_sizing += usize::from(

@@ -10,12 +10,8 @@ use crate::k8s::container::{EffectiveValue, ValueOrigin};
 use crate::runtime::{describe_bytes, gomemlimit_for, whole, GO_1_19};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // A Kustomize patch leaves out what the base sets: an absence there is no finding.
-    if cx.partial {
-        return;
-    }
     // A program that sizes GOMEMLIMIT itself (automemlimit, its own code) needs no variable.
-    if !cx.go.is_go || cx.go.sizes_gomemlimit.is_some() {
+    if cx.go.sizes_gomemlimit.is_some() {
         return;
     }
     let Some(limit) = &cx.eff.limit_memory else {

@@ -11,9 +11,6 @@ use crate::runtime::{
 };
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let (Some(limit), Some(var)) = (&cx.eff.limit_memory, cx.c.env_var("GOMEMLIMIT")) else {
         return;
     };

@@ -10,9 +10,6 @@ use crate::k8s::Quantity;
 use crate::runtime::{parse_gomemlimit, GoMemLimit};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let Some(var) = cx.c.env_var("GOMEMLIMIT") else {
         return;
     };

@@ -9,9 +9,6 @@ use crate::edit::delete_line_entry;
 use crate::k8s::container::EnvValue;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     for var in &cx.c.env {
         let EnvValue::ResourceFieldRef(f) = &var.value else {
             continue;

@@ -9,13 +9,6 @@ use crate::diagnostic::Diagnostic;
 use crate::k8s::container::{EnvValue, Resource};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // A Kustomize patch leaves out what the base sets: an absence there is no finding.
-    if cx.partial {
-        return;
-    }
-    if !cx.go.is_go {
-        return;
-    }
     for var in &cx.c.env {
         if var.name != "GOMEMLIMIT" && var.name != "GOMAXPROCS" {
             continue;

@@ -10,12 +10,8 @@ use crate::runtime::{
 };
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // A Kustomize patch leaves out what the base sets: an absence there is no finding.
-    if cx.partial {
-        return;
-    }
     // A program that sets its own memory limit (automemlimit) collects before the cgroup limit.
-    if !cx.go.is_go || cx.go.sizes_gomemlimit.is_some() {
+    if cx.go.sizes_gomemlimit.is_some() {
         return;
     }
     let Some(gogc) = cx.c.env_var("GOGC") else {

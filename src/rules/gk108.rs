@@ -10,9 +10,6 @@ use crate::go::godebug_value;
 use crate::runtime::GO_1_16;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let Some(var) = cx.c.env_var("GODEBUG") else {
         return;
     };

@@ -12,9 +12,6 @@ use crate::k8s::resize::{InPlace, Policy, Why};
 use crate::runtime::{parse_gomemlimit, GoMemLimit};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let Some(var) = cx.c.env_var("GOMEMLIMIT") else {
         return;
     };

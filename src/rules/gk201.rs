@@ -11,12 +11,8 @@ use crate::runtime::throttle::{
 };
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // A Kustomize patch leaves out what the base sets: an absence there is no finding.
-    if cx.partial {
-        return;
-    }
     // Go 1.25+ and programs that size GOMAXPROCS themselves (automaxprocs) follow the limit.
-    if !cx.go.is_go || cx.go.adaptive_gomaxprocs() || cx.go.sizes_gomaxprocs.is_some() {
+    if cx.go.adaptive_gomaxprocs() || cx.go.sizes_gomaxprocs.is_some() {
         return;
     }
     let Some(limit) = &cx.eff.limit_cpu else {

@@ -8,9 +8,6 @@ use crate::runtime::throttle::{at_once, burn, ceil_cpus, limit_millis, ms, quota
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let (Some(limit), Some(var)) = (&cx.eff.limit_cpu, cx.c.env_var("GOMAXPROCS")) else {
         return;
     };

@@ -9,7 +9,7 @@ use crate::k8s::container::EnvValue;
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go || !cx.go.adaptive_gomaxprocs() {
+    if !cx.go.adaptive_gomaxprocs() {
         return;
     }
     let Some(var) = cx.c.env_var("GOMAXPROCS") else {

@@ -8,9 +8,6 @@ use crate::diagnostic::Diagnostic;
 use crate::runtime::{parse_gomaxprocs, GoMaxProcs};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let Some(var) = cx.c.env_var("GOMAXPROCS") else {
         return;
     };

@@ -9,7 +9,7 @@ use crate::go::godebug_value;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     // The binary as built: the env GODEBUG this rule reads would otherwise hide itself.
-    if !cx.go.is_go || !cx.go.build_adaptive_gomaxprocs() || cx.eff.limit_cpu.is_none() {
+    if !cx.go.build_adaptive_gomaxprocs() || cx.eff.limit_cpu.is_none() {
         return;
     }
     let Some(var) = cx.c.env_var("GODEBUG") else {

@@ -66,9 +66,6 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
 pub(super) fn stale<'a>(
     cx: &ContainerCtx<'a, '_>,
 ) -> Option<(&'a EnvVar<'a>, Reads<'a>, &'a Container<'a>, InPlace<'a>)> {
-    if !cx.go.is_go {
-        return None;
-    }
     let var = cx.c.env_var("GOMAXPROCS")?;
     let read = Reads::of(&var.value, Resource::Cpu)?;
     if let Value::Literal(text) = read.value {

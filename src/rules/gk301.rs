@@ -8,9 +8,6 @@ use crate::k8s::container::EnvValue;
 use crate::runtime::{parse_gogc, GoGc};
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    if !cx.go.is_go {
-        return;
-    }
     let Some(var) = cx.c.env_var("GOGC") else {
         return;
     };

@@ -7,10 +7,6 @@ use crate::diagnostic::Diagnostic;
 use crate::k8s::container::ContainerKind;
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // A Kustomize patch leaves out what the base sets: an absence there is no finding.
-    if cx.partial {
-        return;
-    }
     if cx.c.kind == ContainerKind::Ephemeral {
         return;
     }

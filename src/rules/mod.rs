@@ -105,9 +105,6 @@ pub struct ContainerCtx<'a, 'y> {
     pub go: GoView<'a>,
     /// [`GoView::note`], written once for all of the container's Go findings.
     pub go_note: std::cell::OnceCell<String>,
-    /// The file is a Kustomize patch: it holds only what it changes, so the absence of a field
-    /// says nothing (see [`crate::k8s::kustomize`]).
-    pub partial: bool,
     /// [`Pod::is_guaranteed_whole_cores`], worked out once for all of the pod's containers.
     pub whole_cores: &'a std::cell::OnceCell<bool>,
     pub limit_ranges: &'a [&'a LimitRange<'a>],
