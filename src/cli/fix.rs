@@ -114,7 +114,7 @@ pub fn run(a: FixArgs) -> i32 {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
         Ok(src) => settle(
             &a,
-            fix_source(src, cfg, &p.sel, &p.others, a.unsafe_fixes),
+            fix_source(src, cfg, &p.sel, &p.project, a.unsafe_fixes),
             cfg,
             &p,
         ),
@@ -213,7 +213,7 @@ fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) ->
                 Source::from_text(f.report.origin.clone(), o.original),
                 cfg,
                 &p.sel,
-                &p.others,
+                &p.project,
                 |_, _, _| {},
             );
         }
@@ -469,7 +469,7 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     let rendered = is_helm_output(&src.text);
     // A UTF-16 input is passed through in its own encoding (fixes leave it alone).
     let utf16 = src.utf16.then(|| src.encode(&src.text));
-    let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
+    let o = fix_source(src, &cfg, &p.sel, &p.project, a.unsafe_fixes);
     let name = o.remaining.name.clone();
     if rendered && o.changed() {
         say!("note: {name} was rendered by Helm: the fixed text goes to standard output only, and the next render undoes it; the lasting fix belongs in the chart (`golint-k8s fix --helm CHART` prints the values change)");
@@ -551,7 +551,7 @@ fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
         Ok(None) => return 0,
         Err(e) => return super::fail(e),
     };
-    let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
+    let o = fix_source(src, &cfg, &p.sel, &p.project, a.unsafe_fixes);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
         say!("note: {}: {m}", o.remaining.name);
     }

@@ -1,0 +1,66 @@
+//! What a run knows beyond the file it lints: the project files around it (directory listings,
+//! Dockerfiles, skaffold and Cloud Build files, go.mod, kustomizations), what reading images
+//! found, and the objects of the run's other files that act across files. These are inputs to the
+//! rules as much as the file is, so they travel as one value that the caller owns and passes to
+//! the linter: a CLI run makes one and drops it at the end, the language server keeps one for its
+//! session and forgets the project files when the editor reports that one changed. Nothing of it
+//! is process-wide, so two runs in one process (tests on parallel threads, a server linting
+//! after an edit) never see each other's reads.
+
+use crate::image::Inspected;
+use crate::k8s::index::Index;
+use crate::k8s::kustomize::Patches;
+use crate::runtime::build::Builds;
+use crate::runtime::gomod::Modules;
+use crate::walk::Listings;
+use std::path::Path;
+
+/// One run's knowledge of the project around its files. Its caches fill as the files are linted
+/// (on any thread); they are emptied only through `&mut`, between lints.
+#[derive(Default)]
+pub struct Project {
+    /// The LimitRanges and VPAs of the run's files, which apply across files.
+    pub index: Index,
+    /// What `--inspect-images` (or, in the editor, the image cache) found, by image reference.
+    pub images: Inspected,
+    listings: Listings,
+    builds: Builds,
+    modules: Modules,
+    patches: Patches,
+}
+
+impl Project {
+    /// Forget every project file read so far: one was created, changed or removed. The index
+    /// and the images stay (they come from the linted files and the registries, not from files
+    /// around them).
+    pub fn forget_files(&mut self) {
+        self.listings.forget();
+        self.builds.forget();
+        self.modules.forget();
+        self.patches.forget();
+    }
+
+    /// Read the build definitions and kustomizations at and above `dir`, ahead of the files
+    /// there that will ask.
+    pub fn read_around(&self, dir: &Path) {
+        self.builds.read_above(&self.listings, dir);
+        self.patches.listed_above(&self.listings, dir);
+    }
+
+    /// Whether a kustomization at or above the manifest lists it as a patch (a partial object).
+    pub fn is_patch(&self, manifest: &Path) -> bool {
+        self.patches.is_patch(&self.listings, manifest)
+    }
+
+    /// What the runtime decision of a container in `manifest` (a file, when it is one) may read
+    /// beyond the manifest.
+    pub fn around<'p>(&'p self, manifest: Option<&'p Path>) -> crate::runtime::Around<'p> {
+        crate::runtime::Around {
+            manifest,
+            listings: &self.listings,
+            builds: &self.builds,
+            modules: &self.modules,
+            images: &self.images,
+        }
+    }
+}
