@@ -64,3 +64,70 @@ impl Project {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every Rust source of the library, with its path.
+    fn sources() -> Vec<(std::path::PathBuf, String)> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    out.push((path, text));
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut out,
+        );
+        assert!(out.len() > 20, "the library's sources were not found");
+        out
+    }
+
+    /// What a run knows lives in the value its caller owns: no static holds something that
+    /// changes (a lock, an atomic, a cell), no thread keeps its own copy, and nothing is leaked to
+    /// live as long as the process. Immutable tables (the catalog, word lists) may be static.
+    #[test]
+    fn no_process_wide_mutable_state_and_no_leaks() {
+        // Spelled in pieces, so that this file does not find itself.
+        let leak = ["Box::", "leak("].concat();
+        let per_thread = ["thread_", "local!"].concat();
+        let changing = ["Mutex", "RwLock", "Atomic", "Cell<", "OnceCell"];
+        let mut found = Vec::new();
+        for (path, text) in sources() {
+            for (i, line) in text.lines().enumerate() {
+                let at = format!("{}:{}", path.display(), i + 1);
+                if line.contains(&leak) || line.contains(&per_thread) {
+                    found.push(format!("{at}: {}", line.trim()));
+                }
+                let code = line.trim_start();
+                let declared = code
+                    .strip_prefix("pub ")
+                    .or(code.strip_prefix("pub(crate) "))
+                    .unwrap_or(code);
+                let Some(rest) = declared.strip_prefix("static ") else {
+                    continue;
+                };
+                // The declared type runs to the `=`, over as many lines as it takes.
+                let start = text.lines().take(i).map(|l| l.len() + 1).sum::<usize>()
+                    + (line.len() - line.trim_start().len())
+                    + (code.len() - rest.len());
+                let ty = &text[start..];
+                let ty = &ty[..ty.find('=').unwrap_or(ty.len())];
+                if changing.iter().any(|c| ty.contains(c)) {
+                    found.push(format!("{at}: static {}", ty.trim()));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "process-wide state:\n{}",
+            found.join("\n")
+        );
+    }
+}
