@@ -1999,6 +1999,43 @@ fn watched_go_mod_kustomization_and_new_dockerfile_are_read_again() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// A kustomization open in the editor and saved there: the server sees the save itself, so the
+/// documents it makes patches are linted again even when no file watcher reports it.
+#[test]
+fn a_saved_kustomization_is_read_again_without_a_watcher() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    std::fs::write(&path, UNDECLARED).unwrap();
+    let kustomization = dir.path().join("kustomization.yaml");
+    let listed = "resources: [../base]\npatches:\n  - path: deploy.yaml\n";
+    std::fs::write(&kustomization, "resources: [../base]\n").unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let opened = lsp.open(&uri, "yaml", UNDECLARED);
+    let mut got = codes(&opened);
+    got.sort();
+    assert_eq!(got, ["GK101", "GK201"]);
+    let k_uri = file_uri(&kustomization);
+    lsp.open(&k_uri, "yaml", "resources: [../base]\n");
+    std::fs::write(&kustomization, listed).unwrap();
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": k_uri, "version": 2},
+               "contentChanges": [{"text": listed}]}),
+    );
+    lsp.wait_diagnostics(&k_uri, TIMEOUT);
+    lsp.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": k_uri}}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(
+        p["diagnostics"],
+        json!([]),
+        "a patch reports nothing missing"
+    );
+    assert!(cli_codes(&path, None).is_empty());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Soak
 

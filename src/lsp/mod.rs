@@ -379,6 +379,11 @@ impl Server {
                     return Ok(());
                 };
                 let uri = p.text_document.uri.as_str().to_string();
+                // A build file the editor has open (a kustomization or skaffold file is YAML
+                // too): saved, it is on disk, whether or not a file watcher reports it.
+                if uri_path(&uri).is_some_and(|p| is_watched(&p)) {
+                    self.files_changed();
+                }
                 self.mark(uri);
                 Ok(())
             }
@@ -393,14 +398,7 @@ impl Server {
                 publish_diagnostics(out, uri, Vec::new(), None)
             }
             notification::DidChangeWatchedFiles::METHOD => {
-                // A config, Dockerfile, go.mod or kustomization changed: forget every one read so
-                // far and lint again.
-                self.finder = ConfigFinder::new(None, self.overrides.clone());
-                self.project.forget_files();
-                let uris: Vec<String> = self.docs.keys().cloned().collect();
-                for uri in uris {
-                    self.mark(uri);
-                }
+                self.files_changed();
                 Ok(())
             }
             // initialized, $/cancelRequest (every request is answered at once), $/setTrace, …
@@ -484,6 +482,17 @@ impl Server {
         match uri.parse::<lsp_types::Uri>() {
             Ok(parsed) => publish_diagnostics(out, parsed, Vec::new(), Some(version)),
             Err(_) => Ok(()),
+        }
+    }
+
+    /// A config, Dockerfile, go.mod or kustomization changed: forget every one read so far and
+    /// lint every open document again.
+    fn files_changed(&mut self) {
+        self.finder = ConfigFinder::new(None, self.overrides.clone());
+        self.project.forget_files();
+        let uris: Vec<String> = self.docs.keys().cloned().collect();
+        for uri in uris {
+            self.mark(uri);
         }
     }
 
@@ -613,6 +622,27 @@ const WATCHED: [&str; 5] = [
     "**/{kustomization.yaml,kustomization.yml,Kustomization}",
     "**/{skaffold.yaml,cloudbuild.yaml}",
 ];
+
+/// Whether `path` is one of the files [`WATCHED`] names.
+fn is_watched(path: &std::path::Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    matches!(
+        name,
+        ".golint-k8s.yaml"
+            | ".golint-k8s.yml"
+            | "Dockerfile"
+            | "Containerfile"
+            | "go.mod"
+            | "kustomization.yaml"
+            | "kustomization.yml"
+            | "Kustomization"
+            | "skaffold.yaml"
+            | "cloudbuild.yaml"
+    ) || name.starts_with("Dockerfile.")
+        || name.ends_with(".Dockerfile")
+}
 
 /// Ask the client to tell us when a config or build file changes.
 fn register_config_watcher(out: &mut impl Write) {
@@ -782,6 +812,32 @@ mod tests {
             Some(PathBuf::from("/srv/my app/deploy.yaml"))
         );
         assert_eq!(uri_path("untitled:Untitled-1"), None);
+    }
+
+    #[test]
+    fn saved_build_files_are_the_watched_ones() {
+        for name in [
+            ".golint-k8s.yaml",
+            "Dockerfile",
+            "Dockerfile.prod",
+            "api.Dockerfile",
+            "Containerfile",
+            "go.mod",
+            "kustomization.yml",
+            "Kustomization",
+            "skaffold.yaml",
+            "cloudbuild.yaml",
+        ] {
+            assert!(is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
+        }
+        for name in [
+            "deploy.yaml",
+            "go.sum",
+            "Dockerfile-notes.md",
+            "kustomization.json",
+        ] {
+            assert!(!is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
+        }
     }
 
     #[test]
