@@ -89,6 +89,38 @@ mod tests {
         out
     }
 
+    /// A run keeps what it read (every container of a tree asks about the same Dockerfiles) until
+    /// it is told a file changed; another run in the same process reads the file as it is.
+    #[test]
+    fn a_project_keeps_its_reads_until_told_and_runs_do_not_share_them() {
+        use crate::source::{Origin, Source};
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("deploy.yaml");
+        let dockerfile = dir.path().join("Dockerfile");
+        std::fs::write(
+            &dockerfile,
+            "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+        )
+        .unwrap();
+        let text = "kind: Pod\napiVersion: v1\nmetadata: {name: a}\nspec:\n  containers:\n  - {name: a, image: reg.example/a:1}\n";
+        let language = |project: &super::Project| {
+            let src = Source::from_text(Origin::File(manifest.clone()), text.to_string());
+            let rows = crate::lint::containers(&src, &crate::config::Config::default(), project);
+            rows[0].runtime.language.clone().unwrap_or_default()
+        };
+        let mut session = super::Project::default();
+        assert_eq!(language(&session), "python");
+        std::fs::write(&dockerfile, "FROM golang:1.24 AS b\nRUN go build -o /app .\nFROM scratch\nCOPY --from=b /app /app\nENTRYPOINT [\"/app\"]\n").unwrap();
+        assert_eq!(language(&session), "python", "read once per run");
+        assert_eq!(
+            language(&super::Project::default()),
+            "go",
+            "a new run reads it again"
+        );
+        session.forget_files();
+        assert_eq!(language(&session), "go");
+    }
+
     /// What a run knows lives in the value its caller owns: no static holds something that
     /// changes (a lock, an atomic, a cell), no thread keeps its own copy, and nothing is leaked to
     /// live as long as the process. Immutable tables (the catalog, word lists) may be static.
