@@ -27,6 +27,8 @@ const LAYERS: &[&str] = &[
     "edit",
     "image",
     "runtime",
+    // One run's knowledge of the project around its files, passed to the linter.
+    "project",
     // The linter.
     "rules",
     "lint",

@@ -8,8 +8,9 @@
 //! over many files in parallel; [`fix`] rewrites files from the findings' edits ([`edit`]); [`lsp`] serves
 //! the same findings and fixes to editors; [`helm`] maps findings in rendered charts back to the
 //! template line and values key behind them; [`cluster`] runs the rules over a live cluster's
-//! objects. [`fingerprint`] names a finding without line numbers, for [`baseline`]
-//! (`--new-from-rev`) and for the SARIF and GitLab reports.
+//! objects. [`project`] is what a run knows beyond each file (the project files around it, image
+//! facts, cross-file objects), owned by the run. [`fingerprint`] names a finding without line
+//! numbers, for [`baseline`] (`--new-from-rev`) and for the SARIF and GitLab reports.
 
 pub mod baseline;
 pub mod cli;
@@ -29,6 +30,7 @@ mod layers;
 pub mod lint;
 pub mod lsp;
 pub mod output;
+pub mod project;
 pub mod rules;
 pub mod runtime;
 pub mod source;

@@ -13,10 +13,10 @@ use crate::diagnostic::registry::{self, RULES};
 use crate::diagnostic::Code;
 use crate::diagnostic::Diagnostic;
 use crate::k8s::container::Pod;
-use crate::k8s::index::Index;
 use crate::k8s::limitrange::LimitRange;
 use crate::k8s::vpa::Vpa;
 use crate::k8s::{self, ConfigMap, Object};
+use crate::project::Project;
 use crate::rules::checks::{self, Check};
 use crate::rules::ContainerCtx;
 use crate::runtime::GoView;
@@ -121,24 +121,26 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     }
 }
 
-/// Lint a decoded source on its own.
+/// Lint a decoded source on its own, as a run of that one file (the project files around it are
+/// read afresh).
 pub fn lint_source(src: Source, cfg: &Config, sel: &Selection) -> FileReport {
-    lint_source_with(src, cfg, sel, &Index::default(), |_, _, _| {})
+    lint_source_with(src, cfg, sel, &Project::default(), |_, _, _| {})
 }
 
 /// Lint a decoded source, then let `enrich` amend the findings while the source's YAML tree is
 /// still at hand (Helm and cluster mode add where a finding comes from, without parsing again).
-/// `others` holds the LimitRanges and VPAs of the run's other files.
+/// `project` is what the run knows beyond the file (the files around it, image facts, the
+/// LimitRanges and VPAs of the run's other files).
 pub fn lint_source_with(
     src: Source,
     cfg: &Config,
     sel: &Selection,
-    others: &Index,
+    project: &Project,
     enrich: impl FnOnce(&Source, &Yaml, &mut Vec<Diagnostic>),
 ) -> FileReport {
     let (diagnostics, stats) = {
         let y = src.parse();
-        let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel, others);
+        let (mut diagnostics, stats) = check_file(&src, &y, cfg, sel, project);
         enrich(&src, &y, &mut diagnostics);
         crate::fingerprint::set_all(&src.name, &y, &mut diagnostics);
         // One large stream (a whole platform's `helm template`) is a tree of a million nodes:
@@ -202,14 +204,14 @@ fn position(src: &Source, line: &mut usize, d: Diagnostic) -> Finding {
     }
 }
 
-/// Diagnostics of one parsed file, filtered, suppressed and sorted. `others` lends the
-/// LimitRanges and VPAs of the run's other files.
+/// Diagnostics of one parsed file, filtered, suppressed and sorted. `project` lends what the
+/// run knows beyond the file, among it the LimitRanges and VPAs of the run's other files.
 pub fn check_file(
     src: &Source,
     y: &Yaml,
     cfg: &Config,
     sel: &Selection,
-    others: &Index,
+    project: &Project,
 ) -> (Vec<Diagnostic>, Stats) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     // Object identity per diagnostic, for annotation suppressions: (object root, container).
@@ -261,7 +263,7 @@ pub fn check_file(
     let limit_ranges: Vec<LimitRange> = objects
         .iter()
         .filter_map(|(_, o)| LimitRange::read(y, o))
-        .chain(others.limit_ranges_besides(&src.name))
+        .chain(project.index.limit_ranges_besides(&src.name))
         .collect();
     let own_vpas: Vec<Vpa> = objects
         .iter()
@@ -269,7 +271,7 @@ pub fn check_file(
         .collect();
     let vpas: Vec<&Vpa> = own_vpas
         .iter()
-        .chain(others.vpas_besides(&src.name))
+        .chain(project.index.vpas_besides(&src.name))
         .collect();
     let config_maps: Vec<ConfigMap> = objects
         .iter()
@@ -290,8 +292,8 @@ pub fn check_file(
         y,
         src,
         cfg,
-        manifest,
-        partial: manifest.is_some_and(k8s::kustomize::is_patch),
+        around: project.around(manifest),
+        partial: manifest.is_some_and(|m| project.is_patch(m)),
         fx: &fx,
         limit_ranges: &limit_ranges,
         vpas: &vpas,
@@ -389,7 +391,7 @@ pub struct ContainerRow {
 }
 
 /// Every container of a source with the Go view the rules would see.
-pub fn containers(src: &Source, cfg: &Config) -> Vec<ContainerRow> {
+pub fn containers(src: &Source, cfg: &Config, project: &Project) -> Vec<ContainerRow> {
     let y = src.parse();
     let manifest = match &src.origin {
         Origin::File(p) => Some(p.as_path()),
@@ -401,7 +403,7 @@ pub fn containers(src: &Source, cfg: &Config) -> Vec<ContainerRow> {
         let annotations = k8s::annotation_maps(&y, &obj, spec.template_metadata);
         let pod = Pod::read(&y, spec);
         for c in &pod.containers {
-            let go = GoView::decide(&y, &annotations, c, cfg, manifest);
+            let go = GoView::decide(&y, &annotations, c, cfg, project.around(manifest));
             rows.push(ContainerRow {
                 file: src.origin.display_name(),
                 line: src.line_col(y.span(c.anchor_node()).start).0,
@@ -511,8 +513,9 @@ struct ObjectChecker<'f, 'y> {
     y: &'f Yaml<'y>,
     src: &'f Source,
     cfg: &'f Config,
-    /// The linted file, when it is one: `ko://` images find their Go source from here.
-    manifest: Option<&'f std::path::Path>,
+    /// The linted file, when it is one, and the project around it: `ko://` images find their
+    /// Go source from here.
+    around: crate::runtime::Around<'f>,
     /// The file is a Kustomize patch (a partial object).
     partial: bool,
     fx: &'f crate::edit::emit::Emitter<'f, 'y>,
@@ -530,7 +533,7 @@ impl ObjectChecker<'_, '_> {
             y,
             src,
             cfg,
-            manifest,
+            around,
             partial,
             fx,
             limit_ranges,
@@ -581,7 +584,7 @@ impl ObjectChecker<'_, '_> {
                 pod: &pod,
                 c,
                 eff: pod.effective(c, &lrs),
-                go: GoView::decide(y, &annotations, c, cfg, manifest),
+                go: GoView::decide(y, &annotations, c, cfg, around),
                 go_note: Default::default(),
                 whole_cores: &whole_cores,
                 limit_ranges: &lrs,
@@ -710,5 +713,42 @@ mod tests {
         let got = sort_diagnostics(diags);
         let messages = |v: &[Diagnostic]| v.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
         assert_eq!(messages(&got), messages(&want));
+    }
+}
+
+/// The project a run owns, as the linter sees it: tested here, in the layer above both.
+#[cfg(test)]
+mod project_reads {
+
+    /// A run keeps what it read (every container of a tree asks about the same Dockerfiles) until
+    /// it is told a file changed; another run in the same process reads the file as it is.
+    #[test]
+    fn a_project_keeps_its_reads_until_told_and_runs_do_not_share_them() {
+        use crate::source::{Origin, Source};
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("deploy.yaml");
+        let dockerfile = dir.path().join("Dockerfile");
+        std::fs::write(
+            &dockerfile,
+            "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+        )
+        .unwrap();
+        let text = "kind: Pod\napiVersion: v1\nmetadata: {name: a}\nspec:\n  containers:\n  - {name: a, image: reg.example/a:1}\n";
+        let language = |project: &crate::project::Project| {
+            let src = Source::from_text(Origin::File(manifest.clone()), text.to_string());
+            let rows = crate::lint::containers(&src, &crate::config::Config::default(), project);
+            rows[0].runtime.language.clone().unwrap_or_default()
+        };
+        let mut session = crate::project::Project::default();
+        assert_eq!(language(&session), "python");
+        std::fs::write(&dockerfile, "FROM golang:1.24 AS b\nRUN go build -o /app .\nFROM scratch\nCOPY --from=b /app /app\nENTRYPOINT [\"/app\"]\n").unwrap();
+        assert_eq!(language(&session), "python", "read once per run");
+        assert_eq!(
+            language(&crate::project::Project::default()),
+            "go",
+            "a new run reads it again"
+        );
+        session.forget_files();
+        assert_eq!(language(&session), "go");
     }
 }

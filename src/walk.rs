@@ -415,29 +415,40 @@ pub fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// The names in a directory, listed once per run however many lookups ask (nothing when it
-/// cannot be listed). The runtime decision and the kustomization lookup ask about the same few
-/// directories for every manifest in them; a name not listed is never opened.
-pub fn names(dir: &Path) -> &'static foldhash::HashSet<String> {
-    type Listings = foldhash::HashMap<PathBuf, &'static foldhash::HashSet<String>>;
-    static LISTED: std::sync::LazyLock<Mutex<Listings>> =
-        std::sync::LazyLock::new(Default::default);
-    if let Some(hit) = LISTED.lock().ok().and_then(|m| m.get(dir).copied()) {
-        return hit;
+/// The names in each directory a run looked into, listed once per run however many lookups ask.
+/// The runtime decision and the kustomization lookup ask about the same few directories for
+/// every manifest in them; a name not listed is never opened. Owned by the run (see
+/// [`crate::project::Project`]), so a long-lived language server can forget what changed.
+#[derive(Default)]
+pub struct Listings(Mutex<foldhash::HashMap<PathBuf, std::sync::Arc<foldhash::HashSet<String>>>>);
+
+impl Listings {
+    /// The names in `dir` (nothing when it cannot be listed).
+    pub fn names(&self, dir: &Path) -> std::sync::Arc<foldhash::HashSet<String>> {
+        if let Some(hit) = self.0.lock().ok().and_then(|m| m.get(dir).cloned()) {
+            return hit;
+        }
+        let names: foldhash::HashSet<String> = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let names = std::sync::Arc::new(names);
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(dir.to_path_buf(), names.clone());
+        }
+        names
     }
-    let names: foldhash::HashSet<String> = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| e.file_name().into_string().ok())
-                .collect()
-        })
-        .unwrap_or_default();
-    let names = &*Box::leak(Box::new(names));
-    if let Ok(mut m) = LISTED.lock() {
-        m.insert(dir.to_path_buf(), names);
+
+    /// Forget every listing: files were created or removed.
+    pub fn forget(&mut self) {
+        if let Ok(m) = self.0.get_mut() {
+            m.clear();
+        }
     }
-    names
 }
 
 #[cfg(test)]

@@ -1897,6 +1897,145 @@ fn a_changed_dockerfile_is_read_again() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// The build files around open documents, each kind created, changed and removed while the
+/// server runs: a `go.mod` (its `go` line decides GOMAXPROCS for a `ko://` image), a
+/// kustomization (a file it lists is a patch, where absences are not reported) and a Dockerfile
+/// new to a directory the server had already looked into. After each notification the server
+/// publishes what the CLI finds in the files as they are now.
+#[test]
+fn watched_go_mod_kustomization_and_new_dockerfile_are_read_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("cmd/api")).unwrap();
+    std::fs::create_dir_all(root.join("deploy")).unwrap();
+    std::fs::write(
+        root.join("cmd/api/main.go"),
+        "package main\nfunc main() {}\n",
+    )
+    .unwrap();
+    let gomod = root.join("go.mod");
+    std::fs::write(&gomod, "module example.com/app\n\ngo 1.24\n").unwrap();
+    let ko = UNDECLARED.replace("ghcr.io/acme/api:1.0", "ko://example.com/app/cmd/api");
+    // Named unlike any directory: only a Dockerfile beside it can say what it runs.
+    let undeclared = UNDECLARED.replace("ghcr.io/acme/api:1.0", "ghcr.io/acme/web:1.0");
+    let (app, web) = (root.join("deploy/app.yaml"), root.join("deploy/web.yaml"));
+    std::fs::write(&app, &ko).unwrap();
+    std::fs::write(&web, &undeclared).unwrap();
+    let (app_uri, web_uri) = (file_uri(&app), file_uri(&web));
+
+    let mut lsp = Lsp::start(root, None, None);
+    let sorted = |mut v: Vec<&str>| {
+        v.sort();
+        v.iter().map(|c| c.to_string()).collect::<Vec<String>>()
+    };
+    let app_codes = sorted(codes(&lsp.open(&app_uri, "yaml", &ko)));
+    let web_codes = sorted(codes(&lsp.open(&web_uri, "yaml", &undeclared)));
+    assert_eq!(app_codes, ["GK101", "GK201"]);
+    assert_eq!(web_codes, ["GK101", "GK201"]);
+
+    // Tell the server about one file, then read what it publishes for both documents (app.yaml,
+    // web.yaml), and check it against the CLI.
+    let changed = |lsp: &mut Lsp, file: &Path, kind: u8| -> [Vec<String>; 2] {
+        lsp.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": file_uri(file), "type": kind}]}),
+        );
+        [(&app_uri, &app), (&web_uri, &web)].map(|(uri, path)| {
+            let p = lsp.wait_diagnostics(uri, TIMEOUT);
+            let got = sorted(codes(p["diagnostics"].as_array().unwrap()));
+            let mut want = cli_codes(path, None);
+            want.sort();
+            assert_eq!(got, want, "{} after {}", path.display(), file.display());
+            got
+        })
+    };
+
+    // Go 1.25 sizes GOMAXPROCS from the CPU limit itself.
+    std::fs::write(&gomod, "module example.com/app\n\ngo 1.25\n").unwrap();
+    let [app_codes, _] = changed(&mut lsp, &gomod, 2);
+    assert_eq!(app_codes, ["GK101"]);
+
+    // A kustomization that lists app.yaml as a patch: a partial object, nothing missing.
+    let kustomization = root.join("deploy/kustomization.yaml");
+    std::fs::write(
+        &kustomization,
+        "resources: [../base]\npatches:\n  - path: app.yaml\n",
+    )
+    .unwrap();
+    let [app_codes, web_codes] = changed(&mut lsp, &kustomization, 1);
+    assert_eq!(app_codes, Vec::<String>::new());
+    assert_eq!(web_codes, ["GK101", "GK201"]);
+    std::fs::write(
+        &kustomization,
+        "resources: [../base]\npatches:\n  - path: web.yaml\n",
+    )
+    .unwrap();
+    let [app_codes, web_codes] = changed(&mut lsp, &kustomization, 2);
+    assert_eq!(app_codes, ["GK101"]);
+    assert_eq!(web_codes, Vec::<String>::new());
+    std::fs::remove_file(&kustomization).unwrap();
+    let [_, web_codes] = changed(&mut lsp, &kustomization, 3);
+    assert_eq!(web_codes, ["GK101", "GK201"]);
+
+    // A Dockerfile appears beside web.yaml: it builds a Python image.
+    let dockerfile = root.join("deploy/Dockerfile");
+    std::fs::write(
+        &dockerfile,
+        "FROM python:3.12-slim\nCMD [\"python\", \"app.py\"]\n",
+    )
+    .unwrap();
+    let [app_codes, web_codes] = changed(&mut lsp, &dockerfile, 1);
+    assert_eq!(web_codes, Vec::<String>::new());
+    assert_eq!(
+        app_codes,
+        ["GK101"],
+        "a ko:// image is Go whatever the Dockerfile says"
+    );
+
+    // The go.mod goes back to Go 1.24.
+    std::fs::write(&gomod, "module example.com/app\n\ngo 1.24\n").unwrap();
+    let [app_codes, _] = changed(&mut lsp, &gomod, 2);
+    assert_eq!(app_codes, ["GK101", "GK201"]);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
+/// A kustomization open in the editor and saved there: the server sees the save itself, so the
+/// documents it makes patches are linted again even when no file watcher reports it.
+#[test]
+fn a_saved_kustomization_is_read_again_without_a_watcher() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    std::fs::write(&path, UNDECLARED).unwrap();
+    let kustomization = dir.path().join("kustomization.yaml");
+    let listed = "resources: [../base]\npatches:\n  - path: deploy.yaml\n";
+    std::fs::write(&kustomization, "resources: [../base]\n").unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let opened = lsp.open(&uri, "yaml", UNDECLARED);
+    let mut got = codes(&opened);
+    got.sort();
+    assert_eq!(got, ["GK101", "GK201"]);
+    let k_uri = file_uri(&kustomization);
+    lsp.open(&k_uri, "yaml", "resources: [../base]\n");
+    std::fs::write(&kustomization, listed).unwrap();
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": k_uri, "version": 2},
+               "contentChanges": [{"text": listed}]}),
+    );
+    lsp.wait_diagnostics(&k_uri, TIMEOUT);
+    lsp.notify(
+        "textDocument/didSave",
+        json!({"textDocument": {"uri": k_uri}}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(
+        p["diagnostics"],
+        json!([]),
+        "a patch reports nothing missing"
+    );
+    assert!(cli_codes(&path, None).is_empty());
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Soak
 

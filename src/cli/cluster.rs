@@ -81,7 +81,7 @@ pub fn run(a: ClusterArgs) -> i32 {
     use std::io::IsTerminal;
 
     let la = a.lint_args();
-    let p = match super::lint::prepare(&la) {
+    let mut p = match super::lint::prepare(&la) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
@@ -126,12 +126,16 @@ pub fn run(a: ClusterArgs) -> i32 {
         if images.platform.is_none() {
             images.platform = nodes_platform(&listing.nodes);
         }
-        inspect_running_images(&inv, &cfg, &images);
+        inspect_running_images(&inv, &cfg, &images, &mut p.project.images);
     }
     if a.show_containers {
-        return super::lint::write_containers(&la, crate::cluster::containers(&inv, &cfg), false);
+        return super::lint::write_containers(
+            &la,
+            crate::cluster::containers(&inv, &cfg, &p.project),
+            false,
+        );
     }
-    let reports = audit(&inv, &cfg, &p.sel);
+    let reports = audit(&inv, &cfg, &p.sel, &p.project);
     super::lint::report(&la, reports, None, false, &[])
 }
 
@@ -161,6 +165,7 @@ fn inspect_running_images(
     inv: &crate::cluster::Inventory,
     cfg: &crate::config::Config,
     a: &ImageArgs,
+    found: &mut crate::image::Inspected,
 ) {
     let images = crate::cluster::images_in_use(inv, cfg);
     let mut pinned = 0;
@@ -191,10 +196,15 @@ fn inspect_running_images(
             images.len()
         );
     }
-    super::lint::inspect_and_remember(targets, a, cfg.image_registries.clone());
+    super::lint::inspect_and_remember(targets, a, cfg.image_registries.clone(), found);
 }
 
 #[cfg(all(feature = "cluster", not(feature = "images")))]
-fn inspect_running_images(_: &crate::cluster::Inventory, _: &crate::config::Config, _: &ImageArgs) {
+fn inspect_running_images(
+    _: &crate::cluster::Inventory,
+    _: &crate::config::Config,
+    _: &ImageArgs,
+    _: &mut crate::image::Inspected,
+) {
     say!("note: --inspect-images needs the feature `images`, which this build was made without");
 }

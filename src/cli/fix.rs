@@ -10,7 +10,7 @@ use super::lint::{prepare, report, LintArgs, Prepared};
 use crate::diagnostic::Applicability;
 use crate::error::Error;
 use crate::fix::engine::{fix_source, Failure, Outcome};
-use crate::fix::write::write_atomic;
+use crate::fix::write::Writer;
 use crate::lint::{decode_failure, lint_source_with, FileReport};
 use crate::output::FixedOut;
 use crate::source::{Origin, Source};
@@ -109,14 +109,15 @@ pub fn run(a: FixArgs) -> i32 {
     if let Some(rev) = &a.common.new_from_rev {
         return check_new_from_rev(&a, &p, rev);
     }
-    crate::fix::write::clean_up_on_signals();
+    let writer = Writer::cleaning_up_on_signals();
     let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
         Ok(src) => settle(
             &a,
-            fix_source(src, cfg, &p.sel, &p.others, a.unsafe_fixes),
+            fix_source(src, cfg, &p.sel, &p.project, a.unsafe_fixes),
             cfg,
             &p,
+            &writer,
         ),
     });
     results.sort_by(|x, y| x.name.cmp(&y.name));
@@ -136,7 +137,7 @@ pub fn run(a: FixArgs) -> i32 {
             say!("note: {}: {n}", r.name);
         }
     }
-    let swept = crate::fix::write::stale_removed();
+    let swept = writer.stale_removed();
     if swept > 0 {
         say!(
             "note: removed {swept} temporary file{} (.golint-k8s-*.tmp) left by an earlier fix that was killed",
@@ -187,7 +188,13 @@ pub fn run(a: FixArgs) -> i32 {
 }
 
 /// Turn the engine's outcome into a written file (or a diff) and what is left to report.
-fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) -> FileFix {
+fn settle(
+    a: &FixArgs,
+    o: Outcome,
+    cfg: &crate::config::Config,
+    p: &Prepared,
+    writer: &Writer,
+) -> FileFix {
     let name = o.remaining.name.clone();
     let (mut f, o) = FileFix::from_outcome(o);
     match o.error {
@@ -204,7 +211,7 @@ fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) ->
         let Origin::File(path) = &f.report.origin else {
             return f;
         };
-        if let Err(e) = write_atomic(path, o.original.as_bytes(), &o.text) {
+        if let Err(e) = writer.write(path, o.original.as_bytes(), &o.text) {
             // Nothing was written: report the original's findings, not the fixed text's.
             f.error = Some(format!("not fixed: {e}"));
             f.changed = false;
@@ -213,7 +220,7 @@ fn settle(a: &FixArgs, o: Outcome, cfg: &crate::config::Config, p: &Prepared) ->
                 Source::from_text(f.report.origin.clone(), o.original),
                 cfg,
                 &p.sel,
-                &p.others,
+                &p.project,
                 |_, _, _| {},
             );
         }
@@ -469,7 +476,7 @@ fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
     let rendered = is_helm_output(&src.text);
     // A UTF-16 input is passed through in its own encoding (fixes leave it alone).
     let utf16 = src.utf16.then(|| src.encode(&src.text));
-    let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
+    let o = fix_source(src, &cfg, &p.sel, &p.project, a.unsafe_fixes);
     let name = o.remaining.name.clone();
     if rendered && o.changed() {
         say!("note: {name} was rendered by Helm: the fixed text goes to standard output only, and the next render undoes it; the lasting fix belongs in the chart (`golint-k8s fix --helm CHART` prints the values change)");
@@ -551,7 +558,7 @@ fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
         Ok(None) => return 0,
         Err(e) => return super::fail(e),
     };
-    let o = fix_source(src, &cfg, &p.sel, &p.others, a.unsafe_fixes);
+    let o = fix_source(src, &cfg, &p.sel, &p.project, a.unsafe_fixes);
     if let Some(Failure::Broken(m) | Failure::Unparseable(m)) = &o.error {
         say!("note: {}: {m}", o.remaining.name);
     }

@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::k8s::index::Index;
 use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
 use crate::output::{self, Run};
+use crate::project::Project;
 use crate::source::DecodeFailure;
 use crate::source::{Origin, Source};
 use crate::walk::{self, Input};
@@ -160,6 +161,7 @@ pub fn inspect_and_remember(
     mut targets: Vec<(String, String)>,
     a: &ImageArgs,
     registries: Vec<String>,
+    images: &mut crate::image::Inspected,
 ) {
     use crate::text::printable;
     targets.sort();
@@ -205,7 +207,7 @@ pub fn inspect_and_remember(
         let (r, why) = (printable(r), printable(why));
         say!("note: image {r} did not show its runtime: {why}");
     }
-    crate::image::remember(facts);
+    images.remember(facts);
 }
 
 fn selection(a: &LintArgs) -> Result<Selection, Error> {
@@ -237,8 +239,10 @@ fn selection(a: &LintArgs) -> Result<Selection, Error> {
 /// inputs found, and whether finding them already failed somewhere.
 pub struct Prepared {
     pub sel: Selection,
-    /// The LimitRanges and VPAs of all inputs, which apply across files ([`Prepared::index`]).
-    pub others: Index,
+    /// What the run knows beyond each file: the project files around the inputs, image facts
+    /// ([`Prepared::inspect_images`]) and the LimitRanges and VPAs of all inputs, which apply
+    /// across files ([`Prepared::index`]).
+    pub project: Project,
     /// Files [`Prepared::index`] read, by path, kept for the lint so that each file is read once
     /// (up to [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted). The
     /// first load of a path takes its bytes.
@@ -313,7 +317,7 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
         let bytes = crate::helm::render(dir, release, &a.values, &a.set).map_err(Error::Helm)?;
         return Ok(Prepared {
             sel,
-            others: Index::default(),
+            project: Project::default(),
             read_ahead: Default::default(),
             finder,
             exclude,
@@ -348,7 +352,7 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     }
     Ok(Prepared {
         sel,
-        others: Index::default(),
+        project: Project::default(),
         read_ahead: Default::default(),
         finder,
         exclude,
@@ -456,10 +460,8 @@ impl Prepared {
                 _ => None,
             })
             .collect();
-        dirs.par_iter().for_each(|dir| {
-            crate::runtime::build::read_above(dir);
-            crate::k8s::kustomize::listed_above(dir);
-        });
+        dirs.par_iter()
+            .for_each(|dir| self.project.read_around(dir));
     }
 
     /// `--inspect-images`: read every distinct image of the inputs from its registry, once, and
@@ -515,7 +517,7 @@ impl Prepared {
             }
             registries.sort();
             registries.dedup();
-            inspect_and_remember(refs, a, registries);
+            inspect_and_remember(refs, a, registries, &mut self.project.images);
         }
     }
 
@@ -562,7 +564,7 @@ impl Prepared {
                 others = others.merge(index);
             }
         }
-        self.others = others;
+        self.project.index = others;
     }
 
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
@@ -606,7 +608,7 @@ pub fn run(a: LintArgs) -> i32 {
         let _ = writeln!(
             std::io::stdout().lock(),
             "indexed {} objects that act across files",
-            p.others.count()
+            p.project.index.count()
         );
         return 0;
     }
@@ -683,7 +685,7 @@ pub fn only_new(
         if let Ok(cfg) = p.finder.for_file(path) {
             // Linted under today's name, so that fingerprints compare across a rename.
             let old = match Source::decode(r.origin.clone(), bytes.clone()) {
-                Ok(src) => lint_source_with(src, &cfg, &p.sel, &p.others, |_, _, _| {}),
+                Ok(src) => lint_source_with(src, &cfg, &p.sel, &p.project, |_, _, _| {}),
                 Err(failure) => decode_failure(*failure),
             };
             for f in &old.findings {
@@ -702,7 +704,7 @@ pub fn lint_loaded(
     cfg: &Config,
 ) -> FileReport {
     match loaded {
-        Ok(src) => lint_source_with(src, cfg, &p.sel, &p.others, |_, y, diags| {
+        Ok(src) => lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
             if let Some(chart) = &p.chart {
                 crate::helm::annotate(y, diags, chart);
             }
@@ -992,7 +994,7 @@ fn show_settings(a: &LintArgs) -> i32 {
 /// `--show-containers`: a line per container (human and concise) or a JSON document.
 fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
     let (files, errors) = p.map_inputs(|loaded, cfg| match loaded {
-        Ok(src) => crate::lint::containers(&src, cfg),
+        Ok(src) => crate::lint::containers(&src, cfg, &p.project),
         Err(_) => Vec::new(),
     });
     let mut had_error = p.had_error;

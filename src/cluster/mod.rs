@@ -22,8 +22,8 @@ use crate::config::Config;
 use crate::diagnostic::Code;
 use crate::diagnostic::{ClusterRef, Provenance};
 use crate::fix::engine::PathSeg;
-use crate::k8s::index::Index;
 use crate::lint::{lint_source_with, FileReport, Selection};
+use crate::project::Project;
 use crate::source::{Origin, Source};
 
 /// Workload kinds whose objects own others: an object controlled by one of these is reported
@@ -306,7 +306,7 @@ fn is_digest(d: &str) -> bool {
 /// Lint every object (in parallel) with its namespace's LimitRanges and VPAs; one report per object,
 /// named by its reference. LimitRanges are reports of their own too (GK109 reads them). The
 /// cluster's node size, when known, replaces `node-cpus`.
-pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> {
+pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection, project: &Project) -> Vec<FileReport> {
     let mut cfg = cfg.clone();
     let node_note = inv.nodes.as_ref().map(|n| {
         cfg.node_cpus = Some(n.cpus);
@@ -333,7 +333,7 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
                 text.push_str(docs);
             }
             let src = Source::from_text(Origin::Stdin(o.reference()), text);
-            let mut report = lint_source_with(src, &cfg, sel, &Index::default(), |_, y, diags| {
+            let mut report = lint_source_with(src, &cfg, sel, project, |_, y, diags| {
                 // Only the object's own document: the others are context here.
                 diags.retain(|d| d.document == 0);
                 for d in diags {
@@ -360,12 +360,16 @@ pub fn audit(inv: &Inventory, cfg: &Config, sel: &Selection) -> Vec<FileReport> 
 }
 
 /// Every audited object's containers with the runtime the rules see (`--show-containers`).
-pub fn containers(inv: &Inventory, cfg: &Config) -> Vec<crate::lint::ContainerRow> {
+pub fn containers(
+    inv: &Inventory,
+    cfg: &Config,
+    project: &Project,
+) -> Vec<crate::lint::ContainerRow> {
     inv.objects
         .par_iter()
         .flat_map_iter(|o| {
             let src = Source::from_text(Origin::Stdin(o.reference()), o.text());
-            crate::lint::containers(&src, cfg)
+            crate::lint::containers(&src, cfg, project)
         })
         .collect()
 }
@@ -549,7 +553,7 @@ mod tests {
             node_cpus: Some(2),
             ..Config::default()
         };
-        let reports = audit(&inv, &cfg, &Selection::default());
+        let reports = audit(&inv, &cfg, &Selection::default(), &Project::default());
         let a = &reports[0];
         assert_eq!(a.name, "Deployment/shop/a");
         let gk201 = a

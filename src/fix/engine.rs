@@ -96,12 +96,13 @@ pub fn allowed(a: Applicability, unsafe_fixes: bool) -> bool {
     a == Applicability::Safe || unsafe_fixes
 }
 
-/// Fix one source until stable. `others` holds the LimitRanges and VPAs of the run's other files.
+/// Fix one source until stable. `project` is what the run knows beyond the file (the files
+/// around it, image facts, the LimitRanges and VPAs of the run's other files).
 pub fn fix_source(
     src: Source,
     cfg: &Config,
     sel: &Selection,
-    others: &crate::k8s::index::Index,
+    project: &crate::project::Project,
     unsafe_fixes: bool,
 ) -> Outcome {
     let original = src.text.clone();
@@ -176,7 +177,7 @@ pub fn fix_source(
                     };
                 }
             }
-            let (diags, stats) = check_file(&cur, &y, cfg, sel, others);
+            let (diags, stats) = check_file(&cur, &y, cfg, sel, project);
             let chosen = if round < MAX_ROUNDS {
                 choose(&diags, unsafe_fixes, &done, &rounds)
             } else {

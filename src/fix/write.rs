@@ -16,7 +16,9 @@
 //! writes into their directory, once they are older than any write takes.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Why a fixed file was not written back; in every case the file is as it was.
 #[derive(Debug, thiserror::Error)]
@@ -53,9 +55,10 @@ fn doing(doing: &'static str) -> impl FnOnce(std::io::Error) -> WriteError {
     move |source| WriteError::Io { doing, source }
 }
 
-/// Replace the file at `path`, whose content was `original` when it was read, with `new`.
+/// Replace the file at `path`, whose content was `original` when it was read, with `new`: one
+/// write, as a run of its own (see [`Writer`] for a run of many).
 pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), WriteError> {
-    write_atomic_observed(path, original, new, |_| {})
+    Writer::new().write(path, original, new)
 }
 
 /// [`write_atomic`], calling `flushed` with the file's real path once the temporary file is
@@ -63,6 +66,124 @@ pub fn write_atomic(path: &Path, original: &[u8], new: &str) -> Result<(), Write
 /// could while a slow disk flushes.
 #[doc(hidden)]
 pub fn write_atomic_observed(
+    path: &Path,
+    original: &[u8],
+    new: &str,
+    flushed: impl FnOnce(&Path),
+) -> Result<(), WriteError> {
+    Writer::new().write_observed(path, original, new, flushed)
+}
+
+/// The writes of one `fix` run: the temporary files it has on disk (so that a signal can remove
+/// them before the process ends: drop handlers do not run when a signal ends it), and the
+/// directories it has swept of the temporary files earlier, killed runs left. Owned by the run;
+/// the signal handling it sets up ends with it.
+pub struct Writer {
+    live: Arc<Mutex<Vec<PathBuf>>>,
+    swept_dirs: Mutex<Vec<PathBuf>>,
+    swept: AtomicUsize,
+    #[cfg(unix)]
+    signals: Option<(signal_hook::iterator::Handle, signal_hook::SigId)>,
+}
+
+impl Default for Writer {
+    fn default() -> Writer {
+        Writer::new()
+    }
+}
+
+impl Writer {
+    /// A writer that leaves signals alone.
+    pub fn new() -> Writer {
+        Writer {
+            live: Default::default(),
+            swept_dirs: Default::default(),
+            swept: AtomicUsize::new(0),
+            #[cfg(unix)]
+            signals: None,
+        }
+    }
+
+    /// A writer that, on any signal whose default is to end the process and that can be caught,
+    /// removes its temporary files and ends the process as the signal would have (exit status
+    /// 128 + its number). A file being written is then either as it was or fully fixed, and
+    /// nothing is left beside it.
+    ///
+    /// SIGXFSZ (a write past `ulimit -f`) is caught and otherwise ignored: the write then fails
+    /// with EFBIG, which ends that file's fix with an error, and the run goes on.
+    #[cfg_attr(not(unix), allow(unused_mut))]
+    pub fn cleaning_up_on_signals() -> Writer {
+        let mut w = Writer::new();
+        #[cfg(unix)]
+        {
+            w.signals = watch_signals(w.live.clone());
+        }
+        w
+    }
+
+    /// How many temporary files left by earlier, killed runs this run removed.
+    pub fn stale_removed(&self) -> usize {
+        self.swept.load(Ordering::Relaxed)
+    }
+
+    /// Replace the file at `path`, whose content was `original` when it was read, with `new`.
+    pub fn write(&self, path: &Path, original: &[u8], new: &str) -> Result<(), WriteError> {
+        self.write_observed(path, original, new, |_| {})
+    }
+
+    /// [`Writer::write`], calling `flushed` as [`write_atomic_observed`] does.
+    #[doc(hidden)]
+    pub fn write_observed(
+        &self,
+        path: &Path,
+        original: &[u8],
+        new: &str,
+        flushed: impl FnOnce(&Path),
+    ) -> Result<(), WriteError> {
+        write_file(self, path, original, new, flushed)
+    }
+
+    /// Create a temporary file in `dir`, known before anything can interrupt between its
+    /// creation and its registration (the signal handler waits for the same lock).
+    fn create(&self, dir: &Path) -> std::io::Result<(tempfile::NamedTempFile, Known<'_>)> {
+        let mut live = lock(&self.live);
+        let tmp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .suffix(TEMP_SUFFIX)
+            .tempfile_in(dir)?;
+        live.push(tmp.path().to_path_buf());
+        let known = Known(&self.live, tmp.path().to_path_buf());
+        Ok((tmp, known))
+    }
+}
+
+impl Drop for Writer {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some((handle, xfsz)) = self.signals.take() {
+            // The watching thread sees the close and ends; its registrations go with it.
+            handle.close();
+            signal_hook::low_level::unregister(xfsz);
+        }
+    }
+}
+
+/// A temporary file, known to its [`Writer`] while it lives: dropped once the file was renamed
+/// into place or removed.
+struct Known<'w>(&'w Mutex<Vec<PathBuf>>, PathBuf);
+
+impl Drop for Known<'_> {
+    fn drop(&mut self) {
+        lock(self.0).retain(|p| *p != self.1);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write_file(
+    writer: &Writer,
     path: &Path,
     original: &[u8],
     new: &str,
@@ -82,9 +203,10 @@ pub fn write_atomic_observed(
         return Err(WriteError::ReadOnly);
     }
     let dir = target.parent().ok_or(WriteError::NoParent)?;
-    sweep_once(dir);
-    let (mut tmp, _known) =
-        temporaries::create(dir).map_err(doing("create a temporary file next to it"))?;
+    sweep_once(writer, dir);
+    let (mut tmp, _known) = writer
+        .create(dir)
+        .map_err(doing("create a temporary file next to it"))?;
     tmp.write_all(new.as_bytes())
         .and_then(|()| tmp.as_file().set_permissions(meta.permissions()))
         .map_err(|e| match e.kind() {
@@ -130,20 +252,10 @@ const TEMP_SUFFIX: &str = ".tmp";
 /// the time a flush takes, never minutes.
 const STALE: std::time::Duration = std::time::Duration::from_secs(600);
 
-/// Temporary files removed this run because an earlier run left them.
-static SWEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-
-/// How many temporary files left by earlier, killed runs this run removed.
-pub fn stale_removed() -> usize {
-    SWEPT.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 /// Remove stale temporary files from `dir`, the first time this run writes there.
-fn sweep_once(dir: &Path) {
-    static SWEPT_DIRS: std::sync::Mutex<Vec<std::path::PathBuf>> =
-        std::sync::Mutex::new(Vec::new());
+fn sweep_once(writer: &Writer, dir: &Path) {
     {
-        let mut done = SWEPT_DIRS.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = lock(&writer.swept_dirs);
         if done.iter().any(|d| d == dir) {
             return;
         }
@@ -165,78 +277,39 @@ fn sweep_once(dir: &Path) {
                 .map(|age| age > STALE)
         });
         if old == Some(true) && std::fs::remove_file(e.path()).is_ok() {
-            SWEPT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            writer.swept.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
 
-/// The temporary files this process has on disk, so that a signal can remove them before the
-/// process ends: drop handlers do not run when a signal ends it.
-mod temporaries {
-    use std::path::{Path, PathBuf};
-    use std::sync::Mutex;
-
-    static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-    fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-        LIVE.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Known while it lives: dropped once the file was renamed into place or removed.
-    pub struct Known(PathBuf);
-
-    impl Drop for Known {
-        fn drop(&mut self) {
-            live().retain(|p| *p != self.0);
-        }
-    }
-
-    /// Create a temporary file in `dir`, known before anything can interrupt between its creation
-    /// and its registration (the signal handler waits for the same lock).
-    pub fn create(dir: &Path) -> std::io::Result<(tempfile::NamedTempFile, Known)> {
-        let mut live = live();
-        let tmp = tempfile::Builder::new()
-            .prefix(super::TEMP_PREFIX)
-            .suffix(super::TEMP_SUFFIX)
-            .tempfile_in(dir)?;
-        live.push(tmp.path().to_path_buf());
-        let known = Known(tmp.path().to_path_buf());
-        Ok((tmp, known))
-    }
-
-    /// Remove every temporary file still on disk; the lock is kept, so no new one appears after.
-    pub fn remove_all() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-        let live = live();
-        for p in live.iter() {
-            let _ = std::fs::remove_file(p);
-        }
-        live
-    }
-}
-
-/// On any signal whose default is to end the process and that can be caught, remove this run's
-/// temporary files and end as the signal would have (exit status 128 + its number). A file being
-/// written is then either as it was or fully fixed, and nothing is left beside it.
-///
-/// SIGXFSZ (a write past `ulimit -f`) is caught and otherwise ignored: the write then fails with
-/// EFBIG, which ends that file's fix with an error, and the run goes on.
+/// Watch the signals that end the process, on a thread of its own that holds the run's list of
+/// temporary files: a signal handler proper could do no I/O, and this needs no process-wide
+/// state.
 #[cfg(unix)]
-pub fn clean_up_on_signals() {
+fn watch_signals(
+    live: Arc<Mutex<Vec<PathBuf>>>,
+) -> Option<(signal_hook::iterator::Handle, signal_hook::SigId)> {
     use signal_hook::consts::*;
     // A handler, unlike SIG_IGN, is not inherited by the programs `fix` runs (git, helm).
-    let _ = signal_hook::flag::register(
-        SIGXFSZ,
-        std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false)),
-    );
+    let xfsz =
+        signal_hook::flag::register(SIGXFSZ, Arc::new(std::sync::atomic::AtomicBool::new(false)))
+            .ok()?;
     let ending = [
         SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
     ];
     let Ok(mut signals) = signal_hook::iterator::Signals::new(ending) else {
-        return;
+        signal_hook::low_level::unregister(xfsz);
+        return None;
     };
+    let handle = signals.handle();
     std::thread::spawn(move || {
         if let Some(sig) = signals.forever().next() {
-            let held = temporaries::remove_all();
+            // Remove every temporary file still on disk; the lock is kept, so no new one
+            // appears after.
+            let held = lock(&live);
+            for p in held.iter() {
+                let _ = std::fs::remove_file(p);
+            }
             // Ctrl-C says why by itself; another signal (from a CI runner's timeout, a stray
             // `kill`) would otherwise end the run with no word.
             if sig != SIGINT {
@@ -250,10 +323,8 @@ pub fn clean_up_on_signals() {
             std::process::exit(128 + sig);
         }
     });
+    Some((handle, xfsz))
 }
-
-#[cfg(not(unix))]
-pub fn clean_up_on_signals() {}
 
 /// Extended attributes (with the ACLs and security labels Linux keeps as attributes), copied from
 /// the original to its replacement; an attribute that cannot be set stops the write.

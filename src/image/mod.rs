@@ -15,8 +15,6 @@ pub mod registry;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 /// What reading one image from its registry found (`lint --inspect-images`): the program its
 /// entrypoint runs and the environment its config sets. Cached as JSON by digest.
@@ -172,38 +170,31 @@ impl ImageFacts {
 }
 
 /// What reading images found, by image reference as the manifests write it, for
-/// [`crate::runtime::GoView::decide`] to look up for every container. A process-wide table like
-/// the build-file caches of [`crate::runtime::build`]: the CLI fills it once before linting, the
-/// language server adds the images of each document as it first sees them (from the disk cache
-/// only). Entries are never forgotten, so they are leaked rather than counted.
-static INSPECTED: std::sync::LazyLock<Mutex<HashMap<String, &'static Result<ImageFacts, String>>>> =
-    std::sync::LazyLock::new(Default::default);
+/// [`crate::runtime::GoView::decide`] to look up for every container. Owned by the run (see
+/// [`crate::project::Project`]): the CLI fills it once before linting, the language server adds
+/// the images of each document as it first sees them (from the disk cache only).
+#[derive(Default)]
+pub struct Inspected(HashMap<String, Result<ImageFacts, String>>);
 
-/// Whether anything was ever recorded: most runs read no image, and their containers skip the lock.
-static ANY: AtomicBool = AtomicBool::new(false);
-
-/// Records what reading images found; an image already recorded keeps its first answer.
-pub fn remember(facts: HashMap<String, Result<ImageFacts, String>>) {
-    let Ok(mut table) = INSPECTED.lock() else {
-        return;
-    };
-    for (image, result) in facts {
-        table
-            .entry(image)
-            .or_insert_with(|| Box::leak(Box::new(result)));
+impl Inspected {
+    /// Records what reading images found; an image already recorded keeps its first answer.
+    pub fn remember(&mut self, facts: HashMap<String, Result<ImageFacts, String>>) {
+        for (image, result) in facts {
+            self.0.entry(image).or_insert(result);
+        }
     }
-    ANY.store(!table.is_empty(), Ordering::Release);
-}
 
-/// Whether `image` was recorded (read, or found unreadable).
-pub fn is_known(image: &str) -> bool {
-    inspected(image).is_some()
-}
-
-/// What inspecting `image` gave, when it was inspected: the facts, or why they are missing.
-pub fn inspected(image: &str) -> Option<&'static Result<ImageFacts, String>> {
-    if !ANY.load(Ordering::Acquire) {
-        return None;
+    /// Whether `image` was recorded (read, or found unreadable).
+    pub fn is_known(&self, image: &str) -> bool {
+        self.0.contains_key(image)
     }
-    INSPECTED.lock().ok()?.get(image).copied()
+
+    /// What inspecting `image` gave, when it was inspected: the facts, or why they are missing.
+    pub fn get(&self, image: &str) -> Option<&Result<ImageFacts, String>> {
+        // Most runs read no image: their containers skip the hashing.
+        if self.0.is_empty() {
+            return None;
+        }
+        self.0.get(image)
+    }
 }

@@ -3,92 +3,79 @@
 //! comes from the base. Rules that report something missing (no request, no GOMEMLIMIT) would be
 //! wrong there; the fields the patch sets are still checked.
 
+use crate::walk::Listings;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 
 /// How many directories up a kustomization is looked for: any repository's depth.
 const MAX_UP: usize = 32;
 
 const NAMES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
-/// The patch files each kustomization directory lists (canonical paths), read once per directory.
-static PATCHES: LazyLock<Mutex<HashMap<PathBuf, Vec<PathBuf>>>> = LazyLock::new(Default::default);
-
-/// What [`listed_above`] worked out per directory.
-static ABOVE: LazyLock<Mutex<HashMap<PathBuf, &'static [PathBuf]>>> =
-    LazyLock::new(Default::default);
-
-/// Bumped by [`forget`], so that each thread's remembered directory is dropped too.
-static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Forget every kustomization read so far (a long-running language server was told one
-/// changed). What was handed out stays valid; it is only no longer given.
-pub fn forget() {
-    GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    if let Ok(mut m) = ABOVE.lock() {
-        m.clear();
-    }
-    if let Ok(mut c) = PATCHES.lock() {
-        c.clear();
-    }
+/// The kustomizations a run has read. Owned by the run (see [`crate::project::Project`]); a
+/// language server forgets it when a kustomization changes.
+#[derive(Default)]
+pub struct Patches {
+    /// The patch files each kustomization directory lists (canonical paths), read once per
+    /// directory.
+    listed: Mutex<HashMap<PathBuf, Arc<[PathBuf]>>>,
+    /// What [`Patches::listed_above`] worked out per directory.
+    above: Mutex<HashMap<PathBuf, Arc<[PathBuf]>>>,
 }
 
-/// Whether a kustomization in the manifest's directory or one of its parents lists it as a patch.
-pub fn is_patch(manifest: &Path) -> bool {
-    let Some(dir) = manifest.parent() else {
-        return false;
-    };
-    let listed = listed_above(dir);
-    // Most trees have no patches: nothing to compare.
-    !listed.is_empty() && listed.contains(&crate::walk::lexical(manifest))
-}
+impl Patches {
+    /// Forget every kustomization read so far (one changed).
+    pub fn forget(&mut self) {
+        *self = Patches::default();
+    }
 
-/// Every patch the kustomizations at or above a directory list: worked out once per directory
-/// (and remembered per thread for the next file, which is usually in the same one).
-pub fn listed_above(dir: &Path) -> &'static [PathBuf] {
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<(u64, PathBuf, &'static [PathBuf])>> =
-            const { std::cell::RefCell::new(None) };
+    /// Whether a kustomization in the manifest's directory or one of its parents lists it as a
+    /// patch.
+    pub fn is_patch(&self, listings: &Listings, manifest: &Path) -> bool {
+        let Some(dir) = manifest.parent() else {
+            return false;
+        };
+        let listed = self.listed_above(listings, dir);
+        // Most trees have no patches: nothing to compare.
+        !listed.is_empty() && listed.contains(&crate::walk::lexical(manifest))
     }
-    let generation = GENERATION.load(std::sync::atomic::Ordering::SeqCst);
-    let last = LAST.with_borrow(|l| {
-        l.as_ref()
-            .filter(|(g, d, _)| *g == generation && d.as_os_str() == dir.as_os_str())
-            .map(|(_, _, listed)| *listed)
-    });
-    if let Some(listed) = last {
-        return listed;
-    }
-    let cached = ABOVE.lock().ok().and_then(|m| m.get(dir).copied());
-    let listed = cached.unwrap_or_else(|| {
+
+    /// Every patch the kustomizations at or above a directory list: worked out once per
+    /// directory.
+    pub fn listed_above(&self, listings: &Listings, dir: &Path) -> Arc<[PathBuf]> {
+        if let Some(hit) = self.above.lock().ok().and_then(|m| m.get(dir).cloned()) {
+            return hit;
+        }
         let mut all = Vec::new();
         for ancestor in &crate::walk::ancestors(dir, MAX_UP) {
             let ancestor = ancestor.as_path();
             // Not under the lock: reading a directory must not hold up the other threads.
-            let cached = PATCHES.lock().ok().and_then(|c| c.get(ancestor).cloned());
+            let cached = self
+                .listed
+                .lock()
+                .ok()
+                .and_then(|c| c.get(ancestor).cloned());
             let patches = cached.unwrap_or_else(|| {
-                let found = patches_of(ancestor);
-                if let Ok(mut c) = PATCHES.lock() {
+                let found: Arc<[PathBuf]> = patches_of(listings, ancestor).into();
+                if let Ok(mut c) = self.listed.lock() {
                     c.insert(ancestor.to_path_buf(), found.clone());
                 }
                 found
             });
-            all.extend(patches);
+            all.extend(patches.iter().cloned());
         }
-        let listed: &'static [PathBuf] = Box::leak(all.into_boxed_slice());
-        if let Ok(mut m) = ABOVE.lock() {
-            m.insert(dir.to_path_buf(), listed);
+        let listed: Arc<[PathBuf]> = all.into();
+        if let Ok(mut m) = self.above.lock() {
+            m.insert(dir.to_path_buf(), listed.clone());
         }
         listed
-    });
-    LAST.set(Some((generation, dir.to_path_buf(), listed)));
-    listed
+    }
 }
 
 /// The patch files a directory's kustomization lists.
-fn patches_of(dir: &Path) -> Vec<PathBuf> {
-    let listed = crate::walk::names(dir);
+fn patches_of(listings: &Listings, dir: &Path) -> Vec<PathBuf> {
+    let listed = listings.names(dir);
     let Some(text) = NAMES
         .iter()
         .filter(|n| listed.contains(**n))
@@ -143,6 +130,8 @@ mod tests {
         for f in ["memory.yaml", "patches/cpu.yaml", "service.yaml"] {
             std::fs::write(r.join("overlay").join(f), "kind: Deployment\n").unwrap();
         }
+        let (patches, listings) = (Patches::default(), Listings::default());
+        let is_patch = |p: &Path| patches.is_patch(&listings, p);
         assert!(is_patch(&r.join("overlay/memory.yaml")));
         assert!(is_patch(&r.join("overlay/patches/cpu.yaml")));
         assert!(!is_patch(&r.join("overlay/service.yaml")));

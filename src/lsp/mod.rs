@@ -29,7 +29,8 @@ use lsp_types::{
 use serde_json::Value;
 
 use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
-use crate::lint::{lint_source, FileReport, Selection};
+use crate::lint::{lint_source_with, FileReport, Selection};
+use crate::project::Project;
 use crate::source::{Origin, Source, MAX_FILE_BYTES};
 pub use convert::Encoding;
 
@@ -51,6 +52,9 @@ struct Server {
     /// Documents whose text the client and the server no longer agree on (a change that could
     /// not be applied): quiet until the client sends the whole text again.
     out_of_step: std::collections::HashSet<String>,
+    /// What the session knows beyond the open documents: the project files around them (read
+    /// once, forgotten when the editor reports that one changed) and the cached image facts.
+    project: Project,
     shutdown: bool,
     initialized: bool,
 }
@@ -74,6 +78,7 @@ pub fn run() -> i32 {
         docs: HashMap::new(),
         dirty: Vec::new(),
         out_of_step: Default::default(),
+        project: Project::default(),
         shutdown: false,
         initialized: false,
     };
@@ -272,7 +277,7 @@ impl Server {
                     return Ok(Value::Array(Vec::new()));
                 }
                 let cfg = self.config_for(&uri, out);
-                let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding);
+                let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding, &self.project);
                 Ok(serde_json::to_value(list).unwrap_or(Value::Null))
             }
             other => Err((
@@ -374,6 +379,11 @@ impl Server {
                     return Ok(());
                 };
                 let uri = p.text_document.uri.as_str().to_string();
+                // A build file the editor has open (a kustomization or skaffold file is YAML
+                // too): saved, it is on disk, whether or not a file watcher reports it.
+                if uri_path(&uri).is_some_and(|p| is_watched(&p)) {
+                    self.files_changed();
+                }
                 self.mark(uri);
                 Ok(())
             }
@@ -388,16 +398,7 @@ impl Server {
                 publish_diagnostics(out, uri, Vec::new(), None)
             }
             notification::DidChangeWatchedFiles::METHOD => {
-                // A config, Dockerfile, go.mod or kustomization changed: forget every one read so
-                // far and lint again.
-                self.finder = ConfigFinder::new(None, self.overrides.clone());
-                crate::runtime::build::forget();
-                crate::runtime::gomod::forget();
-                crate::k8s::kustomize::forget();
-                let uris: Vec<String> = self.docs.keys().cloned().collect();
-                for uri in uris {
-                    self.mark(uri);
-                }
+                self.files_changed();
                 Ok(())
             }
             // initialized, $/cancelRequest (every request is answered at once), $/setTrace, …
@@ -484,6 +485,17 @@ impl Server {
         }
     }
 
+    /// A config, Dockerfile, go.mod or kustomization changed: forget every one read so far and
+    /// lint every open document again.
+    fn files_changed(&mut self) {
+        self.finder = ConfigFinder::new(None, self.overrides.clone());
+        self.project.forget_files();
+        let uris: Vec<String> = self.docs.keys().cloned().collect();
+        for uri in uris {
+            self.mark(uri);
+        }
+    }
+
     /// Lint `uri` once the queue is empty.
     fn mark(&mut self, uri: String) {
         if !self.dirty.contains(&uri) {
@@ -517,7 +529,7 @@ impl Server {
     }
 
     /// Lint an open document and push its diagnostics.
-    fn publish(&self, uri: &str, out: &mut impl Write) -> std::io::Result<()> {
+    fn publish(&mut self, uri: &str, out: &mut impl Write) -> std::io::Result<()> {
         let Some(doc) = self.docs.get(uri) else {
             return Ok(());
         };
@@ -537,20 +549,33 @@ impl Server {
             return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
         }
         let cfg = self.config_for(uri, out);
-        let diags = document_diagnostics(&parsed, &doc.text, &cfg, self.encoding);
-        publish_diagnostics(out, parsed, diags, Some(doc.version))
+        let (text, version) = (&doc.text, doc.version);
+        let diags = diagnostics_in(&parsed, text, &cfg, self.encoding, &mut self.project);
+        publish_diagnostics(out, parsed, diags, Some(version))
     }
 }
 
-/// The diagnostics the server publishes for a document with this text: what the soak test
-/// compares every published set with, after thousands of incremental edits.
+/// The diagnostics the server publishes for a document with this text, in a session that has
+/// read nothing yet: what the soak test compares every published set with, after thousands of
+/// incremental edits.
 pub fn document_diagnostics(
     uri: &lsp_types::Uri,
     text: &str,
     cfg: &Config,
     enc: Encoding,
 ) -> Vec<lsp_types::Diagnostic> {
-    let report = lint_document(uri.as_str(), text, cfg);
+    diagnostics_in(uri, text, cfg, enc, &mut Project::default())
+}
+
+/// The diagnostics of a document in a session that knows `project`.
+fn diagnostics_in(
+    uri: &lsp_types::Uri,
+    text: &str,
+    cfg: &Config,
+    enc: Encoding,
+    project: &mut Project,
+) -> Vec<lsp_types::Diagnostic> {
+    let report = lint_document(uri.as_str(), text, cfg, project);
     if !has_kubernetes_objects(&report, text) {
         return Vec::new();
     }
@@ -598,6 +623,27 @@ const WATCHED: [&str; 5] = [
     "**/{skaffold.yaml,cloudbuild.yaml}",
 ];
 
+/// Whether `path` is one of the files [`WATCHED`] names.
+fn is_watched(path: &std::path::Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    matches!(
+        name,
+        ".golint-k8s.yaml"
+            | ".golint-k8s.yml"
+            | "Dockerfile"
+            | "Containerfile"
+            | "go.mod"
+            | "kustomization.yaml"
+            | "kustomization.yml"
+            | "Kustomization"
+            | "skaffold.yaml"
+            | "cloudbuild.yaml"
+    ) || name.starts_with("Dockerfile.")
+        || name.ends_with(".Dockerfile")
+}
+
 /// Ask the client to tell us when a config or build file changes.
 fn register_config_watcher(out: &mut impl Write) {
     let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
@@ -638,23 +684,28 @@ fn is_helm_template(uri: &str) -> bool {
     uri_path(uri).is_some_and(|p| crate::walk::chart_of(&p, 1).is_some())
 }
 
-pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config) -> FileReport {
+pub(crate) fn lint_document(
+    uri: &str,
+    text: &str,
+    cfg: &Config,
+    project: &mut Project,
+) -> FileReport {
     let src = Source::from_text(Origin::Stdin(document_name(uri)), text.to_string());
     if cfg.inspect_images {
-        cached_images(&src, cfg);
+        cached_images(&src, cfg, &mut project.images);
     }
-    lint_source(src, cfg, &Selection::default())
+    lint_source_with(src, cfg, &Selection::default(), project, |_, _, _| {})
 }
 
 /// `inspect-images: true` in the editor: what earlier `lint --inspect-images` runs cached for the
 /// document's images, and never the network (a keystroke must not wait for a registry). An image
 /// not in the cache is judged from the manifest.
-fn cached_images(src: &Source, cfg: &Config) {
+fn cached_images(src: &Source, cfg: &Config, known: &mut crate::image::Inspected) {
     #[cfg(feature = "images")]
     {
         let mut refs: Vec<String> = crate::lint::images(src, cfg)
             .into_iter()
-            .filter(|r| !crate::image::is_known(r))
+            .filter(|r| !known.is_known(r))
             .collect();
         refs.sort();
         refs.dedup();
@@ -667,11 +718,11 @@ fn cached_images(src: &Source, cfg: &Config) {
             // next edit then finds the facts (a lookup per keystroke is a file stat).
             let mut found = crate::image::registry::inspect_all(&refs, &offline);
             found.retain(|_, f| f.is_ok());
-            crate::image::remember(found);
+            known.remember(found);
         }
     }
     #[cfg(not(feature = "images"))]
-    let _ = (src, cfg);
+    let _ = (src, cfg, known);
 }
 
 fn parse<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, (ErrorCode, String)> {
@@ -764,10 +815,41 @@ mod tests {
     }
 
     #[test]
+    fn saved_build_files_are_the_watched_ones() {
+        for name in [
+            ".golint-k8s.yaml",
+            "Dockerfile",
+            "Dockerfile.prod",
+            "api.Dockerfile",
+            "Containerfile",
+            "go.mod",
+            "kustomization.yml",
+            "Kustomization",
+            "skaffold.yaml",
+            "cloudbuild.yaml",
+        ] {
+            assert!(is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
+        }
+        for name in [
+            "deploy.yaml",
+            "go.sum",
+            "Dockerfile-notes.md",
+            "kustomization.json",
+        ] {
+            assert!(!is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
+        }
+    }
+
+    #[test]
     fn only_kubernetes_documents_count() {
         let k8s = |text: &str| {
             has_kubernetes_objects(
-                &lint_document("file:///x.yaml", text, &Config::default()),
+                &lint_document(
+                    "file:///x.yaml",
+                    text,
+                    &Config::default(),
+                    &mut Project::default(),
+                ),
                 text,
             )
         };

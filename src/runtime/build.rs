@@ -17,9 +17,10 @@
 //!
 //! Only files are read. What is not found says nothing.
 
+use crate::walk::Listings;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 
 /// What a Dockerfile says about the runtime of the image it builds.
 #[derive(Debug, PartialEq, Eq)]
@@ -31,7 +32,7 @@ pub struct BuildFacts {
     /// Why, in a few words: "its final stage is FROM python:3.12-slim".
     pub why: String,
     /// For a Go build, the module and main package in the Dockerfile's directory.
-    pub main: Option<std::sync::Arc<super::gomod::MainPackage>>,
+    pub main: Option<Arc<super::gomod::MainPackage>>,
 }
 
 /// Directories, under a manifest's directory or its parents, where a service named like the
@@ -50,7 +51,7 @@ struct DirIndex {
     services: HashMap<String, PathBuf>,
     /// The directory's own Go module (a Go project that keeps its deployment manifests beside
     /// its code): the last two elements of its path, and what building it shows.
-    module: Option<(String, &'static BuildFacts)>,
+    module: Option<(String, Arc<BuildFacts>)>,
     /// The directory's own Dockerfile.
     dockerfile: Option<PathBuf>,
     /// Whether the directory is a repository's root (has `.git`): the build of what a manifest
@@ -87,145 +88,169 @@ const PROJECT_FILES: &[(&str, &str, &str)] = &[
     ("mix.exs", "elixir", "an Elixir (Mix) project"),
 ];
 
-/// Directories are listed once each, and each Dockerfile is read once: a run over thousands of
-/// manifests in one tree asks the file system a few dozen times.
-static DIRS: LazyLock<Mutex<foldhash::HashMap<PathBuf, &'static DirIndex>>> =
-    LazyLock::new(Default::default);
-static DOCKERFILES: LazyLock<Mutex<foldhash::HashMap<PathBuf, Option<&'static BuildFacts>>>> =
-    LazyLock::new(Default::default);
-
-/// Forget every directory listing and Dockerfile read so far (a long-running language server was
-/// told one changed). What was handed out stays valid (leaked); it is only no longer given.
-pub fn forget() {
-    if let Ok(mut d) = DIRS.lock() {
-        d.clear();
-    }
-    if let Ok(mut d) = DOCKERFILES.lock() {
-        d.clear();
-    }
+/// The build definitions a run has read. Directories are listed once each, and each Dockerfile
+/// is read once: a run over thousands of manifests in one tree asks the file system a few dozen
+/// times. Owned by the run (see [`crate::project::Project`]); a language server forgets it when
+/// a build file changes.
+#[derive(Default)]
+pub struct Builds {
+    dirs: Mutex<foldhash::HashMap<PathBuf, Arc<DirIndex>>>,
+    files: Mutex<foldhash::HashMap<PathBuf, Option<Arc<BuildFacts>>>>,
+    /// Every container of every manifest in a directory asks: read far more often than written.
+    above: RwLock<foldhash::HashMap<PathBuf, Arc<Above>>>,
 }
 
-/// The build facts of `image` for a manifest at `manifest`. (Both caches live as long as the
-/// process and never forget, so their entries are leaked rather than counted.)
-pub fn facts(manifest: &Path, image: &super::catalog::ImageRef) -> Option<&'static BuildFacts> {
-    if image.image.starts_with("ko://") {
-        return None;
+impl Builds {
+    /// Forget every directory index and build file read so far (one changed).
+    pub fn forget(&mut self) {
+        *self = Builds::default();
     }
-    let above = indexes_above(manifest.parent()?);
-    // Most manifests have no build in sight: nothing to match the image against.
-    if above.builds.is_empty() && above.own.is_none_or(|own| own.dockerfile.is_none()) {
-        return None;
-    }
-    let (repo, tag, name) = (image.repo, image.tag, image.name);
-    if name.is_empty() {
-        return None;
-    }
-    let service = tag.and_then(super::catalog::service_of_tag);
-    for index in &above.builds {
-        let artifact = index.artifacts.iter().find(|(built, _)| {
-            let last = built.rsplit('/').next().unwrap_or(built);
-            built == repo || repo.ends_with(&format!("/{built}")) || last == name
-        });
-        if let Some((_, built)) = artifact {
-            return match built {
-                Built::Dockerfile(d) => file_facts(d),
-                Built::Builder {
-                    skaffold,
-                    builder,
-                    language,
-                } => Some(leak(BuildFacts {
-                    file: shown(skaffold),
-                    language,
-                    why: format!("skaffold builds it with {builder}"),
-                    main: None,
-                })),
-            };
+
+    /// The build facts of `image` for a manifest at `manifest`.
+    pub fn facts(
+        &self,
+        listings: &Listings,
+        manifest: &Path,
+        image: &super::catalog::ImageRef,
+    ) -> Option<Arc<BuildFacts>> {
+        if image.image.starts_with("ko://") {
+            return None;
         }
-        let dir = index
-            .services
-            .get(name)
-            .or_else(|| service.and_then(|s| index.services.get(s)))
-            .or_else(|| prefixed(&index.services, name));
-        if let Some(d) = dir {
-            return file_facts(d);
-        }
-        if let Some((_, facts)) = index
-            .module
-            .as_ref()
-            .filter(|(m, _)| last_two(repo).eq_ignore_ascii_case(m))
+        let above = self.indexes_above(listings, manifest.parent()?);
+        // Most manifests have no build in sight: nothing to match the image against.
+        if above.builds.is_empty()
+            && above
+                .own
+                .as_ref()
+                .is_none_or(|own| own.dockerfile.is_none())
         {
-            return Some(facts);
+            return None;
         }
+        let (repo, tag, name) = (image.repo, image.tag, image.name);
+        if name.is_empty() {
+            return None;
+        }
+        let service = tag.and_then(super::catalog::service_of_tag);
+        for index in &above.builds {
+            let artifact = index.artifacts.iter().find(|(built, _)| {
+                let last = built.rsplit('/').next().unwrap_or(built);
+                built == repo || repo.ends_with(&format!("/{built}")) || last == name
+            });
+            if let Some((_, built)) = artifact {
+                return match built {
+                    Built::Dockerfile(d) => self.file_facts(d),
+                    Built::Builder {
+                        skaffold,
+                        builder,
+                        language,
+                    } => Some(Arc::new(BuildFacts {
+                        file: shown(skaffold),
+                        language,
+                        why: format!("skaffold builds it with {builder}"),
+                        main: None,
+                    })),
+                };
+            }
+            let dir = index
+                .services
+                .get(name)
+                .or_else(|| service.and_then(|s| index.services.get(s)))
+                .or_else(|| prefixed(&index.services, name));
+            if let Some(d) = dir {
+                return self.file_facts(d);
+            }
+            if let Some((_, facts)) = index
+                .module
+                .as_ref()
+                .filter(|(m, _)| last_two(repo).eq_ignore_ascii_case(m))
+            {
+                return Some(facts.clone());
+            }
+        }
+        // A sample that keeps its Dockerfile beside the manifest that deploys it.
+        let own = above.own.as_ref()?.dockerfile.as_deref()?;
+        self.file_facts(own)
     }
-    // A sample that keeps its Dockerfile beside the manifest that deploys it.
-    above.own?.dockerfile.as_deref().and_then(file_facts)
+
+    /// Read and remember the build definitions at and above `dir`, ahead of the containers that
+    /// ask.
+    pub fn read_above(&self, listings: &Listings, dir: &Path) {
+        self.indexes_above(listings, dir);
+    }
+
+    /// The [`Above`] of a manifest directory: worked out once per directory, as every container
+    /// of every manifest there asks.
+    fn indexes_above(&self, listings: &Listings, dir: &Path) -> Arc<Above> {
+        if let Some(hit) = self.above.read().ok().and_then(|m| m.get(dir).cloned()) {
+            return hit;
+        }
+        let mut above = Above {
+            own: None,
+            builds: Vec::new(),
+        };
+        for (i, a) in crate::walk::ancestors(dir, MAX_UP + 1).iter().enumerate() {
+            let Some(index) = self.index(listings, a) else {
+                continue;
+            };
+            if i == 0 {
+                above.own = Some(index.clone());
+            }
+            if !index.artifacts.is_empty() || !index.services.is_empty() || index.module.is_some() {
+                above.builds.push(index.clone());
+            }
+            if index.repository_root {
+                break;
+            }
+        }
+        let found = Arc::new(above);
+        if let Ok(mut m) = self.above.write() {
+            m.insert(dir.to_path_buf(), found.clone());
+        }
+        found
+    }
+
+    fn index(&self, listings: &Listings, dir: &Path) -> Option<Arc<DirIndex>> {
+        if let Some(hit) = self.dirs.lock().ok()?.get(dir) {
+            return Some(hit.clone());
+        }
+        let index = Arc::new(index(listings, dir));
+        self.dirs
+            .lock()
+            .ok()?
+            .insert(dir.to_path_buf(), index.clone());
+        Some(index)
+    }
+
+    /// The facts of a Dockerfile or a project file, read once per path.
+    fn file_facts(&self, path: &Path) -> Option<Arc<BuildFacts>> {
+        if let Some(hit) = self.files.lock().ok()?.get(path) {
+            return hit.clone();
+        }
+        let is_dockerfile = path.file_name().is_some_and(|n| n == "Dockerfile");
+        let facts = if is_dockerfile {
+            read(path)
+        } else {
+            project(path)
+        }
+        .map(Arc::new);
+        self.files
+            .lock()
+            .ok()?
+            .insert(path.to_path_buf(), facts.clone());
+        facts
+    }
 }
 
 /// A manifest directory's own index, and the directories at and above it that offer a build,
 /// nearest first.
 struct Above {
-    own: Option<&'static DirIndex>,
-    builds: Vec<&'static DirIndex>,
+    own: Option<Arc<DirIndex>>,
+    builds: Vec<Arc<DirIndex>>,
 }
 
-/// Read and remember the build definitions at and above `dir`, ahead of the containers that ask.
-pub fn read_above(dir: &Path) {
-    indexes_above(dir);
-}
-
-/// The [`Above`] of a manifest directory: worked out once per directory, as every container of
-/// every manifest there asks.
-fn indexes_above(dir: &Path) -> &'static Above {
-    type Cache = foldhash::HashMap<PathBuf, &'static Above>;
-    static ABOVE: LazyLock<Mutex<Cache>> = LazyLock::new(Default::default);
-    thread_local! {
-        // The containers of one file ask about the same directory one after another.
-        static LAST: std::cell::RefCell<Option<(PathBuf, &'static Above)>> =
-            const { std::cell::RefCell::new(None) };
-    }
-    let last = LAST.with_borrow(|l| {
-        l.as_ref()
-            .filter(|(d, _)| d.as_os_str() == dir.as_os_str())
-            .map(|(_, found)| *found)
-    });
-    if let Some(found) = last {
-        return found;
-    }
-    let cached = ABOVE.lock().ok().and_then(|m| m.get(dir).copied());
-    if let Some(hit) = cached {
-        LAST.set(Some((dir.to_path_buf(), hit)));
-        return hit;
-    }
-    let mut above = Above {
-        own: None,
-        builds: Vec::new(),
-    };
-    for (i, a) in crate::walk::ancestors(dir, MAX_UP + 1).iter().enumerate() {
-        let Some(index) = index(a) else { continue };
-        if i == 0 {
-            above.own = Some(index);
-        }
-        if !index.artifacts.is_empty() || !index.services.is_empty() || index.module.is_some() {
-            above.builds.push(index);
-        }
-        if index.repository_root {
-            break;
-        }
-    }
-    let found: &'static Above = Box::leak(Box::new(above));
-    if let Ok(mut m) = ABOVE.lock() {
-        m.insert(dir.to_path_buf(), found);
-    }
-    LAST.set(Some((dir.to_path_buf(), found)));
-    found
-}
-
-fn index(dir: &Path) -> Option<&'static DirIndex> {
-    if let Some(hit) = DIRS.lock().ok()?.get(dir) {
-        return Some(hit);
-    }
-    // Each directory is listed once; a name not listed is not opened.
-    let own = crate::walk::names(dir);
+/// What one directory offers. Each directory is listed once; a name not listed is not opened.
+fn index(listings: &Listings, dir: &Path) -> DirIndex {
+    let own = listings.names(dir);
     let mut index = DirIndex {
         artifacts: if own.contains("skaffold.yaml") {
             skaffold(dir)
@@ -249,7 +274,7 @@ fn index(dir: &Path) -> Option<&'static DirIndex> {
                 continue;
             }
             let path = e.path();
-            let inner = crate::walk::names(&path);
+            let inner = listings.names(&path);
             let build = std::iter::once("Dockerfile")
                 .chain(PROJECT_FILES.iter().map(|(f, _, _)| *f))
                 .find(|f| inner.contains(*f))
@@ -268,9 +293,7 @@ fn index(dir: &Path) -> Option<&'static DirIndex> {
             }
         }
     }
-    let index: &'static DirIndex = Box::leak(Box::new(index));
-    DIRS.lock().ok()?.insert(dir.to_path_buf(), index);
-    Some(index)
+    index
 }
 
 /// The service directory an image name carries behind a project prefix: `ca-grpc-provider` for
@@ -297,7 +320,7 @@ fn last_two(path: &str) -> &str {
 
 /// The Go module whose go.mod is in `dir`, named by the last two elements of its path without a
 /// major-version suffix (`github.com/kedacore/keda/v2` → `kedacore/keda`), as image names are.
-fn own_module(dir: &Path) -> Option<(String, &'static BuildFacts)> {
+fn own_module(dir: &Path) -> Option<(String, Arc<BuildFacts>)> {
     let gomod = dir.join("go.mod");
     let text = std::fs::read_to_string(&gomod).ok()?;
     let module = super::gomod::module_path(&text)?;
@@ -309,38 +332,18 @@ fn own_module(dir: &Path) -> Option<(String, &'static BuildFacts)> {
     if !named.contains('/') {
         return None;
     }
-    let facts = leak(BuildFacts {
+    let facts = Arc::new(BuildFacts {
         file: shown(&gomod),
         language: "go",
         why: format!("the image is named after its module {module}"),
-        main: super::gomod::in_dir(dir).map(std::sync::Arc::new),
+        main: super::gomod::in_dir(dir).map(Arc::new),
     });
     Some((named.to_string(), facts))
-}
-
-fn leak(facts: BuildFacts) -> &'static BuildFacts {
-    Box::leak(Box::new(facts))
 }
 
 /// A path as a user reads it: `a/b/../c/./Dockerfile` is `a/c/Dockerfile`.
 fn shown(path: &Path) -> String {
     crate::walk::lexical(path).to_string_lossy().into_owned()
-}
-
-/// The facts of a Dockerfile or a project file, read once per path.
-fn file_facts(path: &Path) -> Option<&'static BuildFacts> {
-    if let Some(hit) = DOCKERFILES.lock().ok()?.get(path) {
-        return *hit;
-    }
-    let is_dockerfile = path.file_name().is_some_and(|n| n == "Dockerfile");
-    let facts = if is_dockerfile {
-        read(path)
-    } else {
-        project(path)
-    }
-    .map(leak);
-    DOCKERFILES.lock().ok()?.insert(path.to_path_buf(), facts);
-    facts
 }
 
 /// A service directory without a Dockerfile, built by a buildpack, Jib or ko from its project.
@@ -350,7 +353,7 @@ fn project(path: &Path) -> Option<BuildFacts> {
     let main = (*language == "go")
         .then(|| path.parent().and_then(super::gomod::in_dir))
         .flatten()
-        .map(std::sync::Arc::new);
+        .map(Arc::new);
     Some(BuildFacts {
         file: shown(path),
         language,
@@ -475,7 +478,7 @@ fn read(path: &Path) -> Option<BuildFacts> {
     let main = (language == "go")
         .then(|| path.parent().and_then(super::gomod::in_dir))
         .flatten()
-        .map(std::sync::Arc::new);
+        .map(Arc::new);
     Some(BuildFacts {
         file: shown(path),
         language,
@@ -743,8 +746,9 @@ mod tests {
     }
 
     /// [`super::facts`] for an image written out.
-    fn facts(manifest: &Path, image: &str) -> Option<&'static BuildFacts> {
-        super::facts(manifest, &crate::runtime::catalog::ImageRef::parse(image))
+    fn facts(manifest: &Path, image: &str) -> Option<Arc<BuildFacts>> {
+        let image = crate::runtime::catalog::ImageRef::parse(image);
+        Builds::default().facts(&Listings::default(), manifest, &image)
     }
 
     fn language(dir: &tempfile::TempDir, manifest: &str, image: &str) -> Option<&'static str> {

@@ -10,7 +10,7 @@
 use crate::config::GoVersion;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 
 /// What the main package of a `ko://` image says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,32 +37,36 @@ impl MainPackage {
     }
 }
 
-type Cache = Mutex<HashMap<(PathBuf, String), Option<Arc<MainPackage>>>>;
+/// The main packages of `ko://` images a run has looked up: go.mod files are read once per
+/// directory and import path, however many manifests name them. Owned by the run (see
+/// [`crate::project::Project`]); a language server forgets it when a go.mod changes.
+#[derive(Default)]
+pub struct Modules(Mutex<HashMap<ManifestDirAndImport, Option<Arc<MainPackage>>>>);
 
-/// go.mod files are read once per directory and import path, however many manifests name them.
-static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
+/// A manifest's directory and a `ko://` import path named there.
+type ManifestDirAndImport = (PathBuf, String);
 
-/// Forget every go.mod read so far (a long-running language server was told one changed).
-pub fn forget() {
-    if let Ok(mut c) = CACHE.lock() {
-        c.clear();
+impl Modules {
+    /// Forget every go.mod read so far (one changed).
+    pub fn forget(&mut self) {
+        *self = Modules::default();
     }
-}
 
-/// The main package of `ko://import/path` for a manifest at `manifest`: the nearest go.mod in
-/// the manifest's directory or its parents whose module is a prefix of the import path, then the
-/// nearest go.mod above the package directory itself (a nested module).
-pub fn main_package(manifest: &Path, import_path: &str) -> Option<Arc<MainPackage>> {
-    let dir = manifest.parent()?.to_path_buf();
-    let key = (dir.clone(), import_path.to_string());
-    if let Some(hit) = CACHE.lock().ok()?.get(&key) {
-        return hit.clone();
+    /// The main package of `ko://import/path` for a manifest at `manifest`: the nearest go.mod
+    /// in the manifest's directory or its parents whose module is a prefix of the import path,
+    /// then the nearest go.mod above the package directory itself (a nested module).
+    pub fn main_package(&self, manifest: &Path, import_path: &str) -> Option<Arc<MainPackage>> {
+        let dir = manifest.parent()?.to_path_buf();
+        let key = (dir.clone(), import_path.to_string());
+        if let Some(hit) = self.0.lock().ok()?.get(&key) {
+            return hit.clone();
+        }
+        let found = find(&dir, import_path).map(Arc::new);
+        if let Ok(mut c) = self.0.lock() {
+            c.insert(key, found.clone());
+        }
+        found
     }
-    let found = find(&dir, import_path).map(Arc::new);
-    if let Ok(mut c) = CACHE.lock() {
-        c.insert(key, found.clone());
-    }
-    found
 }
 
 /// How far above a package directory its go.mod is looked for: the nearest go.mod above a
@@ -324,6 +328,8 @@ mod tests {
             "module example.com/app/tools/gen\ngo 1.26\n",
         )
         .unwrap();
+        let modules = Modules::default();
+        let main_package = |m: &Path, i: &str| modules.main_package(m, i);
         let manifest = r.join("config/deploy.yaml");
         let api = main_package(&manifest, "example.com/app/cmd/api").unwrap();
         assert_eq!(api.go, Some(GoVersion::new(1, 24)));

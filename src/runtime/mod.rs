@@ -66,6 +66,18 @@ pub struct GoView<'a> {
     pub image_note: Option<String>,
 }
 
+/// What the runtime decision may read beyond the manifest: the project files around it and what
+/// reading images found, lent by the run that owns them ([`crate::project::Project::around`]).
+#[derive(Clone, Copy)]
+pub struct Around<'p> {
+    /// The file the container was read from, when it is a file (for `ko://` and the build).
+    pub manifest: Option<&'p std::path::Path>,
+    pub listings: &'p crate::walk::Listings,
+    pub builds: &'p build::Builds,
+    pub modules: &'p gomod::Modules,
+    pub images: &'p crate::image::Inspected,
+}
+
 /// The CPU numbers a container's GOMAXPROCS depends on.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CpuView<'q> {
@@ -116,7 +128,7 @@ fn downward_cpu(
 
 /// What decided a container's runtime. Kept as the facts rather than a sentence: every container
 /// is judged, and only those with a finding need it written out.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum WhyGo<'a> {
     /// The runtime annotation: the container's name when it was the per-container key, and the
     /// value (trimmed).
@@ -144,7 +156,7 @@ pub enum WhyGo<'a> {
     /// A shell script as the command, with no known program in sight.
     Script(&'a str),
     /// The Dockerfile that builds the image, in the linted tree ([`build`]).
-    Build(&'static build::BuildFacts),
+    Build(Arc<build::BuildFacts>),
     /// A runtime named by the image reference (`ko://`, `vllm`, a `-py3` tag).
     ImageName {
         image: &'a str,
@@ -230,7 +242,7 @@ impl WhyGo<'_> {
             WhyGo::Script(word) => {
                 let _ = write!(s, "its command runs the shell script {word}");
             }
-            WhyGo::Build(b) => {
+            WhyGo::Build(ref b) => {
                 let _ = write!(s, "the image is built by {}: {}", b.file, b.why);
             }
             WhyGo::ImageName {
@@ -330,16 +342,19 @@ impl Sizing<'_> {
 
 impl<'a> GoView<'a> {
     /// `annotations`: the pod's annotation mappings (see [`crate::k8s::annotation_maps`]);
-    /// `manifest`: the file the container was read from, when it is a file (for `ko://`).
+    /// `around`: the manifest file and what the run knows of the project around it.
     pub fn decide(
         y: &'a Yaml,
         annotations: &[Option<NodeId>; 2],
         c: &'a Container,
         cfg: &'a Config,
-        manifest: Option<&std::path::Path>,
+        around: Around<'a>,
     ) -> GoView<'a> {
-        let main = match (c.image.and_then(|i| i.strip_prefix("ko://")), manifest) {
-            (Some(import), Some(path)) => gomod::main_package(path, import),
+        let main = match (
+            c.image.and_then(|i| i.strip_prefix("ko://")),
+            around.manifest,
+        ) {
+            (Some(import), Some(path)) => around.modules.main_package(path, import),
             _ => None,
         };
         let image = c.image.map(catalog::ImageRef::parse);
@@ -351,7 +366,7 @@ impl<'a> GoView<'a> {
                 })
             })
             .map(|(e, _)| e);
-        let inspected = c.image.and_then(crate::image::inspected);
+        let inspected = c.image.and_then(|i| around.images.get(i));
         let facts = inspected
             .and_then(|r| r.as_ref().ok())
             .filter(|f| image_runs(y, c, f));
@@ -380,7 +395,7 @@ impl<'a> GoView<'a> {
                 entry,
                 facts,
             },
-            manifest,
+            around,
         );
         // The image's facts count only for a Go program: another runtime's image says nothing of
         // the Go version.
@@ -389,7 +404,7 @@ impl<'a> GoView<'a> {
             _ => facts.filter(|f| f.go().is_some() && is_go),
         };
         // A Go service built by a Dockerfile in the tree: its module, as for `ko://`.
-        let main = match why_go {
+        let main = match &why_go {
             WhyGo::Build(b) if main.is_none() => b.main.clone(),
             _ => main,
         };
@@ -746,7 +761,7 @@ fn detect_go<'a>(
     c: &'a Container,
     cfg: &'a Config,
     image: ImageSigns<'a>,
-    manifest: Option<&std::path::Path>,
+    around: Around<'_>,
 ) -> (bool, Option<&'a str>, WhyGo<'a>) {
     let ImageSigns {
         reference,
@@ -815,8 +830,8 @@ fn detect_go<'a>(
     }
     // The repository's own build of the image: looked for only when nothing in the manifest
     // spoke, as it means reading the tree.
-    if let (Some(r), Some(path)) = (reference, manifest) {
-        if let Some(b) = build::facts(path, &r) {
+    if let (Some(r), Some(path)) = (reference, around.manifest) {
+        if let Some(b) = around.builds.facts(around.listings, path, &r) {
             return by(b.language, WhyGo::Build(b));
         }
     }
@@ -1183,7 +1198,7 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                note(env, Some(v), why),
+                note(env.clone(), Some(v), why),
                 format!("judged Go because it sets the Go runtime variable GOGC{text}")
             );
         }
