@@ -38,6 +38,8 @@ const LAYERS: &[&str] = &[
     "baseline",
     "error",
     "output",
+    // The pipeline every command runs (find, read around, index, lint, only-new).
+    "run",
     "cluster",
     "lsp",
     "cli",

@@ -32,6 +32,7 @@ pub mod lsp;
 pub mod output;
 pub mod project;
 pub mod rules;
+pub mod run;
 pub mod runtime;
 pub mod source;
 pub mod suppress;

@@ -6,13 +6,14 @@ use std::io::Write;
 
 use clap::Args;
 
-use super::lint::{prepare, report, LintArgs, Prepared};
+use super::lint::{prepare, report, LintArgs};
 use crate::diagnostic::Applicability;
 use crate::error::Error;
 use crate::fix::engine::{fix_source, Failure, Outcome};
 use crate::fix::write::Writer;
 use crate::lint::{decode_failure, lint_source_with, FileReport};
 use crate::output::FixedOut;
+use crate::run::Run;
 use crate::source::{Origin, Source};
 use crate::walk::Input;
 
@@ -90,7 +91,7 @@ pub fn run(a: FixArgs) -> i32 {
     };
     p.read_surroundings();
     p.index();
-    p.inspect_images(&a.common.images);
+    super::lint::inspect_images(&mut p, &a.common.images);
     if let Some(chart) = &p.chart {
         if a.common.helm.is_some() {
             return run_helm(&a, &p, chart);
@@ -192,7 +193,7 @@ fn settle(
     a: &FixArgs,
     o: Outcome,
     cfg: &crate::config::Config,
-    p: &Prepared,
+    p: &Run,
     writer: &Writer,
 ) -> FileFix {
     let name = o.remaining.name.clone();
@@ -404,19 +405,19 @@ fn summary(a: &FixArgs, results: &[FileFix]) -> String {
 /// `fix --check --new-from-rev REV`: whether any finding that is new since REV has a fix this
 /// run would apply (safe ones, and unsafe ones with --unsafe-fixes). Old findings are the
 /// repository's debt, not this change's: they neither fail the check nor are counted.
-fn check_new_from_rev(a: &FixArgs, p: &Prepared, rev: &str) -> i32 {
+fn check_new_from_rev(a: &FixArgs, p: &Run, rev: &str) -> i32 {
     if !a.check {
         return super::fail(Error::Usage(
             "--new-from-rev goes with `fix --check` (or `lint`): fixing rewrites whole files, old findings included".into(),
         ));
     }
-    let (reports, errors) = p.map_inputs(|loaded, cfg| super::lint::lint_loaded(p, loaded, cfg));
+    let (reports, errors) = p.map_inputs(|loaded, cfg| crate::run::lint_loaded(p, loaded, cfg));
     let mut had_error = p.had_error;
     for e in errors {
         had_error = true;
         say!("error: {e}");
     }
-    let mut reports = match super::lint::only_new(p, rev, reports) {
+    let mut reports = match crate::run::only_new(p, rev, reports) {
         Ok(r) => r,
         Err(e) => return super::fail(e),
     };
@@ -456,7 +457,7 @@ fn check_new_from_rev(a: &FixArgs, p: &Prepared, rev: &str) -> i32 {
 
 /// `fix -`: the fixed text (or the diff) on standard output, everything else on standard error,
 /// so `helm template … | golint-k8s fix - > fixed.yaml` works.
-fn run_stdin(a: &FixArgs, p: &Prepared) -> i32 {
+fn run_stdin(a: &FixArgs, p: &Run) -> i32 {
     let (src, cfg) = match p.load(&Input::Stdin) {
         Err(e) => return super::fail(e),
         Ok(None) => return 0,
@@ -545,7 +546,7 @@ fn is_helm_output(text: &str) -> bool {
 /// `fix --helm CHART`: fix the rendering in memory, write nothing, and print the values change
 /// that would make the chart render the fixed output (a values.yaml fragment on standard output;
 /// what could not be turned into values on standard error).
-fn run_helm(a: &FixArgs, p: &Prepared, chart: &crate::helm::Chart) -> i32 {
+fn run_helm(a: &FixArgs, p: &Run, chart: &crate::helm::Chart) -> i32 {
     let Some(input) = p.inputs.first() else {
         return 2;
     };

@@ -1,26 +1,22 @@
 //! `golint-k8s lint`: collect inputs, lint them in parallel, render, and pick the exit code.
 
-use std::collections::{HashMap, HashSet};
-use std::io::{IsTerminal, Read, Write};
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use rayon::prelude::*;
 
 use super::{FailOn, Format};
-use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
+use crate::config::{Config, GoVersion, Overrides};
 use crate::diagnostic::registry;
 use crate::diagnostic::Code;
 use crate::diagnostic::Severity;
 use crate::error::Error;
-use crate::k8s::index::Index;
-use crate::lint::{decode_failure, lint_source_with, FileReport, Selection, Stats};
-use crate::output::{self, Run};
-use crate::project::Project;
-use crate::source::DecodeFailure;
-use crate::source::{Origin, Source};
-use crate::walk::{self, Input};
-use std::sync::Arc;
+use crate::lint::{FileReport, Selection, Stats};
+use crate::output;
+use crate::run::{lint_loaded, only_new, Run};
+use crate::walk::Input;
 
 /// Below this many files a run takes well under a second: no progress line.
 const PROGRESS_MIN_FILES: usize = 2000;
@@ -181,10 +177,11 @@ pub fn inspect_and_remember(
     read.sort();
     read.dedup();
     let by_read = crate::image::registry::inspect_all(&read, &opts);
-    let facts: HashMap<String, Result<crate::image::ImageFacts, String>> = targets
-        .into_iter()
-        .filter_map(|(shown, read)| Some((shown, by_read.get(&read)?.clone())))
-        .collect();
+    let facts: std::collections::HashMap<String, Result<crate::image::ImageFacts, String>> =
+        targets
+            .into_iter()
+            .filter_map(|(shown, read)| Some((shown, by_read.get(&read)?.clone())))
+            .collect();
     let mut failed: Vec<_> = facts
         .iter()
         .filter_map(|(r, f)| Some((r, f.as_ref().err()?)))
@@ -235,36 +232,8 @@ fn selection(a: &LintArgs) -> Result<Selection, Error> {
     })
 }
 
-/// What every command that reads manifests needs: the rule selection, where configs come from, the
-/// inputs found, and whether finding them already failed somewhere.
-pub struct Prepared {
-    pub sel: Selection,
-    /// What the run knows beyond each file: the project files around the inputs, image facts
-    /// ([`Prepared::inspect_images`]) and the LimitRanges and VPAs of all inputs, which apply
-    /// across files ([`Prepared::index`]).
-    pub project: Project,
-    /// Files [`Prepared::index`] read, by path, kept for the lint so that each file is read once
-    /// (up to [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted). The
-    /// first load of a path takes its bytes.
-    read_ahead: HashMap<PathBuf, std::sync::Mutex<Option<Vec<u8>>>>,
-    pub finder: ConfigFinder,
-    /// Paths that could not be walked or read before linting began.
-    pub walk_errors: Vec<output::InputError>,
-    /// `--exclude` (replacing each config's `exclude`) and `--extend-exclude`.
-    exclude: Option<crate::config::Globs>,
-    extend_exclude: Option<crate::config::Globs>,
-    pub inputs: Vec<Input>,
-    pub had_error: bool,
-    pub stdin_name: String,
-    /// The chart whose renders are linted (`--helm`, `--chart`).
-    pub chart: Option<crate::helm::Chart>,
-}
-
-/// One input, read and decoded, with its config; `None` when the config excludes it.
-pub type Loaded = Option<(Result<Source, Box<DecodeFailure>>, Arc<Config>)>;
-
-/// Check the arguments, find the inputs and report what could not be walked.
-pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
+/// Check the arguments, find the inputs and say what could not be walked.
+pub fn prepare(a: &LintArgs) -> Result<Run, Error> {
     let sel = selection(a)?;
     let globs = |list: &[String], flag: &str| -> Result<Option<crate::config::Globs>, Error> {
         if list.is_empty() {
@@ -294,299 +263,93 @@ pub fn prepare(a: &LintArgs) -> Result<Prepared, Error> {
     if a.node_cpus == Some(0) {
         return Err(Error::Usage("--node-cpus must be 1 or more".into()));
     }
-    let explicit = a.report.config.as_deref().map(Config::load).transpose()?;
-    let finder = ConfigFinder::new(
-        explicit,
-        Overrides {
+    if a.helm.is_some() && a.paths != ["."] {
+        return Err(Error::Usage(
+            "--helm renders the chart and lints that; give no other paths with it".into(),
+        ));
+    }
+    let run = Run::new(crate::run::Options {
+        sel,
+        config: a.report.config.clone(),
+        overrides: Overrides {
             go_version,
             node_cpus: a.node_cpus,
         },
-    );
-
-    let chart = match a.helm.as_ref().or(a.chart.as_ref()) {
-        None => None,
-        Some(dir) => Some(crate::helm::Chart::open(dir).map_err(Error::Helm)?),
-    };
-    if let (Some(dir), Some(c)) = (&a.helm, &chart) {
-        if a.paths != ["."] {
-            return Err(Error::Usage(
-                "--helm renders the chart and lints that; give no other paths with it".into(),
-            ));
-        }
-        let release = a.release.as_deref().unwrap_or("release-name");
-        let bytes = crate::helm::render(dir, release, &a.values, &a.set).map_err(Error::Helm)?;
-        return Ok(Prepared {
-            sel,
-            project: Project::default(),
-            read_ahead: Default::default(),
-            finder,
-            exclude,
-            extend_exclude,
-            had_error: false,
-            walk_errors: Vec::new(),
-            inputs: vec![Input::Rendered {
-                name: format!("{} (helm template {release})", dir.display()),
-                config_path: c.root.join("Chart.yaml"),
-                bytes,
-            }],
-            stdin_name: "-".to_string(),
-            chart,
-        });
-    }
-    let walked = walk::collect(&a.paths);
-    for (p, m) in &walked.errors {
-        say!("error: {p}: {m}");
-    }
-    for n in &walked.notes {
-        say!("note: {n}");
-    }
-    for (p, m) in &walked.refused {
-        say!("note: {p}: {m}");
-    }
-    for c in &walked.charts {
-        say!(
-            "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
-            c.display(),
-            c.display()
-        );
-    }
-    Ok(Prepared {
-        sel,
-        project: Project::default(),
-        read_ahead: Default::default(),
-        finder,
         exclude,
         extend_exclude,
-        had_error: !walked.errors.is_empty(),
-        // Refused links are listed with the unread inputs (a report must not look complete
-        // without them), but are no I/O failure: the exit code is the findings'.
-        walk_errors: walked
-            .errors
-            .iter()
-            .chain(&walked.refused)
-            .map(|(p, m)| output::InputError {
-                path: Some(p.clone()),
-                message: m.clone(),
-            })
-            .collect(),
-        inputs: walked.inputs,
+        paths: a.paths.clone(),
         stdin_name: a.stdin_filename.clone().unwrap_or_else(|| "-".to_string()),
-        chart,
-    })
+        helm: a.helm.as_ref().map(|dir| crate::run::HelmRender {
+            dir: dir.clone(),
+            release: a.release.as_deref().unwrap_or("release-name").to_string(),
+            values: a.values.clone(),
+            set: a.set.clone(),
+        }),
+        chart: a.chart.clone(),
+    })?;
+    for n in &run.notes {
+        say!("{n}");
+    }
+    Ok(run)
 }
 
-impl Prepared {
-    /// Where an input comes from, as its report names it (reports are ordered by that name).
-    fn origin(&self, input: &Input) -> Origin {
-        match input {
-            Input::Stdin => Origin::Stdin(self.stdin_name.clone()),
-            Input::File { path, .. } => Origin::File(path.clone()),
-            Input::Rendered { name, .. } => Origin::Stdin(name.clone()),
-        }
+/// `--inspect-images`: read every distinct image of the inputs from its registry, once, and
+/// record the facts for the runtime view. An image that cannot be read is a
+/// note here and on its containers; the lint goes on with the manifests' evidence.
+pub fn inspect_images(p: &mut Run, a: &ImageArgs) {
+    // The flag reads every file's images; a config's `inspect-images: true` its files' own.
+    let by_config = |cfg: &Config| a.inspect_images || cfg.inspect_images;
+    let wanted = a.inspect_images
+        || p.inputs.iter().any(|i| match i {
+            Input::File { path, .. } => p.finder.for_file(path).is_ok_and(|c| by_config(&c)),
+            _ => false,
+        });
+    if !wanted {
+        return;
     }
-
-    /// Read and decode one input and find its config.
-    pub fn load(&self, input: &Input) -> Result<Loaded, Error> {
-        let origin = self.origin(input);
-        let (config_path, bytes) = match input {
-            Input::Stdin => {
-                // Capped like files: an endless or huge stream must not exhaust memory.
-                let mut buf = Vec::new();
-                std::io::stdin()
+    #[cfg(not(feature = "images"))]
+    {
+        say!(
+            "note: --inspect-images needs the feature `images`, which this build was made without"
+        );
+    }
+    #[cfg(feature = "images")]
+    {
+        // Standard input can be read once: kept, to be linted from the same bytes.
+        for input in &mut p.inputs {
+            if let Input::Stdin = input {
+                use std::io::Read;
+                let mut bytes = Vec::new();
+                let read = std::io::stdin()
                     .lock()
                     .take(crate::source::MAX_FILE_BYTES + 1)
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Error::Input {
-                        name: self.stdin_name.clone(),
-                        message: format!("cannot read standard input: {e}"),
-                    })?;
-                (PathBuf::from(&self.stdin_name), buf)
-            }
-            Input::File { path, .. } => {
-                let kept = self
-                    .read_ahead
-                    .get(path)
-                    .and_then(|s| s.lock().ok().and_then(|mut b| b.take()));
-                let b = match kept {
-                    Some(b) => b,
-                    None => read_capped(path).map_err(|e| Error::Input {
-                        name: crate::text::shown_path(path),
-                        message: e.to_string(),
-                    })?,
-                };
-                (path.clone(), b)
-            }
-            Input::Rendered {
-                config_path, bytes, ..
-            } => (config_path.clone(), bytes.clone()),
-        };
-        let cfg = self.finder.for_file(&config_path)?;
-        if let Input::File { path, walked: true } = input {
-            if self.excluded(&cfg, path) {
-                return Ok(None);
-            }
-        }
-        Ok(Some((Source::decode(origin, bytes), cfg)))
-    }
-}
-
-impl Prepared {
-    /// Whether a walked file is skipped: by `--extend-exclude`, and by `--exclude` when it is
-    /// given, else by its config's `exclude`. Command-line globs match the path as the walk names
-    /// it, without a leading `./`.
-    fn excluded(&self, cfg: &Config, path: &Path) -> bool {
-        let walked = path.to_string_lossy();
-        let walked = walked.strip_prefix("./").unwrap_or(&walked);
-        let by = |g: &Option<crate::config::Globs>| {
-            g.as_ref().is_some_and(|g| g.matching(walked).is_some())
-        };
-        by(&self.extend_exclude)
-            || match &self.exclude {
-                Some(_) => by(&self.exclude),
-                None => excluded(cfg, path),
-            }
-    }
-
-    /// Read what linting the input files will ask of the tree around them (build files and
-    /// kustomizations in each directory and the ones above it) on every thread at once. Asked for
-    /// by the first file under each directory instead, the reading fell to one thread while the
-    /// other waited at the end of its batch (docs/performance.md).
-    pub fn read_surroundings(&self) {
-        let dirs: std::collections::BTreeSet<&Path> = self
-            .inputs
-            .iter()
-            .filter_map(|i| match i {
-                Input::File { path, .. } => path.parent(),
-                _ => None,
-            })
-            .collect();
-        dirs.par_iter()
-            .for_each(|dir| self.project.read_around(dir));
-    }
-
-    /// `--inspect-images`: read every distinct image of the inputs from its registry, once, and
-    /// record the facts for [`crate::runtime::GoView::decide`]. An image that cannot be read is a
-    /// note here and on its containers; the lint goes on with the manifests' evidence.
-    pub fn inspect_images(&mut self, a: &ImageArgs) {
-        // The flag reads every file's images; a config's `inspect-images: true` its files' own.
-        let by_config = |cfg: &Config| a.inspect_images || cfg.inspect_images;
-        let wanted = a.inspect_images
-            || self.inputs.iter().any(|i| match i {
-                Input::File { path, .. } => self.finder.for_file(path).is_ok_and(|c| by_config(&c)),
-                _ => false,
-            });
-        if !wanted {
-            return;
-        }
-        #[cfg(not(feature = "images"))]
-        {
-            say!("note: --inspect-images needs the feature `images`, which this build was made without");
-        }
-        #[cfg(feature = "images")]
-        {
-            // Standard input can be read once: kept, to be linted from the same bytes.
-            for input in &mut self.inputs {
-                if let Input::Stdin = input {
-                    let mut bytes = Vec::new();
-                    let read = std::io::stdin()
-                        .lock()
-                        .take(crate::source::MAX_FILE_BYTES + 1)
-                        .read_to_end(&mut bytes);
-                    if read.is_ok() {
-                        *input = Input::Rendered {
-                            name: self.stdin_name.clone(),
-                            config_path: PathBuf::from(&self.stdin_name),
-                            bytes,
-                        };
-                    }
+                    .read_to_end(&mut bytes);
+                if read.is_ok() {
+                    *input = Input::Rendered {
+                        name: p.stdin_name.clone(),
+                        config_path: PathBuf::from(&p.stdin_name),
+                        bytes,
+                    };
                 }
             }
-            // Unreadable inputs are reported when they are linted.
-            // Each file's config names the registries its images may be read from.
-            let (lists, _) = self.map_inputs(|loaded, cfg| match loaded {
-                Ok(src) if by_config(cfg) => {
-                    (crate::lint::images(&src, cfg), cfg.image_registries.clone())
-                }
-                _ => (Vec::new(), Vec::new()),
-            });
-            let mut registries = Vec::new();
-            let mut refs: Vec<(String, String)> = Vec::new();
-            for (images, listed) in lists {
-                refs.extend(images.into_iter().map(|r| (r.clone(), r)));
-                registries.extend(listed);
-            }
-            registries.sort();
-            registries.dedup();
-            inspect_and_remember(refs, a, registries, &mut self.project.images);
         }
-    }
-
-    /// Collect the LimitRanges and VPAs of every input file, for the others to use. Only files
-    /// whose bytes name one of those kinds are parsed. A single input needs no index (its own
-    /// objects are read as it is linted), and standard input is read only once, when linted, so
-    /// its objects apply within it.
-    pub fn index(&mut self) {
-        if self.inputs.len() < 2 {
-            return;
-        }
-        let kept = std::sync::atomic::AtomicUsize::new(0);
-        // Per file: its bytes when kept for the lint, and its cross-file objects.
-        type Read = (Option<(PathBuf, Vec<u8>)>, Option<Index>);
-        let read: Vec<Read> = self
-            .inputs
-            .par_iter()
-            .filter_map(|input| {
-                let Input::File { path, .. } = input else {
-                    return None;
-                };
-                // A file that cannot be read is reported when it is linted.
-                let bytes = read_capped(path).ok()?;
-                // Most files name neither kind: their bytes are searched, never decoded.
-                let index = Index::may_hold(&bytes)
-                    .then(|| {
-                        let origin = Origin::File(path.clone());
-                        Source::decode(origin, bytes.clone()).map(|src| Index::of(&src))
-                    })
-                    .and_then(Result::ok);
-                use std::sync::atomic::Ordering::Relaxed;
-                let keep = kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES;
-                Some((keep.then(|| (path.clone(), bytes)), index))
-            })
-            .collect();
-        let mut others = Index::default();
-        self.read_ahead.reserve(read.len());
-        for (bytes, index) in read {
-            if let Some((path, bytes)) = bytes {
-                self.read_ahead
-                    .insert(path, std::sync::Mutex::new(Some(bytes)));
+        // Unreadable inputs are reported when they are linted.
+        // Each file's config names the registries its images may be read from.
+        let (lists, _) = p.map_inputs(|loaded, cfg| match loaded {
+            Ok(src) if by_config(cfg) => {
+                (crate::lint::images(&src, cfg), cfg.image_registries.clone())
             }
-            if let Some(index) = index {
-                others = others.merge(index);
-            }
+            _ => (Vec::new(), Vec::new()),
+        });
+        let mut registries = Vec::new();
+        let mut refs: Vec<(String, String)> = Vec::new();
+        for (images, listed) in lists {
+            refs.extend(images.into_iter().map(|r| (r.clone(), r)));
+            registries.extend(listed);
         }
-        self.project.index = others;
-    }
-
-    /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
-    /// Inputs that cannot be read come back as errors.
-    pub fn map_inputs<T: Send>(
-        &self,
-        f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
-    ) -> (Vec<T>, Vec<Error>) {
-        let errors = std::sync::Mutex::new(Vec::new());
-        let out = self
-            .inputs
-            .par_iter()
-            .filter_map(|input| match self.load(input) {
-                Err(e) => {
-                    errors.lock().unwrap().push(e);
-                    None
-                }
-                Ok(None) => None,
-                Ok(Some((loaded, cfg))) => Some(f(loaded, &cfg)),
-            })
-            .collect();
-        (out, errors.into_inner().unwrap())
+        registries.sort();
+        registries.dedup();
+        inspect_and_remember(refs, a, registries, &mut p.project.images);
     }
 }
 
@@ -612,7 +375,7 @@ pub fn run(a: LintArgs) -> i32 {
         );
         return 0;
     }
-    p.inspect_images(&a.images);
+    inspect_images(&mut p, &a.images);
     if a.show_containers {
         return show_containers(&a, &p);
     }
@@ -659,64 +422,6 @@ pub fn run(a: LintArgs) -> i32 {
     report(&a, reports, None, had_error, &unread)
 }
 
-/// The reports with only the findings their files did not have at `rev` (see [`baseline`]).
-pub fn only_new(
-    p: &Prepared,
-    rev: &str,
-    mut reports: Vec<FileReport>,
-) -> Result<Vec<FileReport>, Error> {
-    let files: Vec<PathBuf> = reports
-        .iter()
-        .filter_map(|r| match &r.origin {
-            Origin::File(path) => Some(path.clone()),
-            Origin::Stdin(_) => None,
-        })
-        .collect();
-    let then = crate::baseline::read(rev, &files).map_err(Error::Usage)?;
-    reports.par_iter_mut().for_each(|r| {
-        let Origin::File(path) = &r.origin else {
-            return;
-        };
-        let Some(Some(bytes)) = then.files.get(path) else {
-            // No such file at the revision: everything in it is new.
-            return;
-        };
-        let mut counts = crate::baseline::Counts::new();
-        if let Ok(cfg) = p.finder.for_file(path) {
-            // Linted under today's name, so that fingerprints compare across a rename.
-            let old = match Source::decode(r.origin.clone(), bytes.clone()) {
-                Ok(src) => lint_source_with(src, &cfg, &p.sel, &p.project, |_, _, _| {}),
-                Err(failure) => decode_failure(*failure),
-            };
-            for f in &old.findings {
-                *counts.entry(f.diagnostic.fingerprint).or_default() += 1;
-            }
-        }
-        let findings = std::mem::take(&mut r.findings);
-        r.findings = crate::baseline::keep_new(findings, counts, |f| f.diagnostic.fingerprint);
-    });
-    Ok(reports)
-}
-
-pub fn lint_loaded(
-    p: &Prepared,
-    loaded: Result<Source, Box<DecodeFailure>>,
-    cfg: &Config,
-) -> FileReport {
-    match loaded {
-        Ok(src) => lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
-            if let Some(chart) = &p.chart {
-                crate::helm::annotate(y, diags, chart);
-            }
-        }),
-        Err(failure) => decode_failure(*failure),
-    }
-}
-
-/// How many bytes of input files [`Prepared::index`] keeps for the lint pass: enough for most
-/// repositories, bounded so that a run over a huge tree does not hold all of it at once.
-const READ_AHEAD_BYTES: usize = 256 << 20;
-
 /// How many files one streamed batch holds: enough to keep every thread busy, few enough that
 /// memory does not grow with the number of files.
 const STREAM_BATCH: usize = 512;
@@ -726,7 +431,7 @@ const STREAM_BATCH: usize = 512;
 /// next one is linted, so the linting threads never wait for the output. At most two batches are
 /// in flight, so memory does not grow with the number of files. The bytes are those of
 /// `output::json::write`.
-fn run_json_streamed(a: &LintArgs, p: &Prepared) -> i32 {
+fn run_json_streamed(a: &LintArgs, p: &Run) -> i32 {
     let mut order: Vec<(String, &Input)> = p
         .inputs
         .iter()
@@ -832,7 +537,7 @@ fn write_batches(
 
 /// The hidden `--parse-only` pass: the same walk, reads, decoding and parallelism as `lint`, and
 /// the same YAML parse, with nothing built on it. Prints one line of counts.
-fn parse_only(p: &Prepared) -> i32 {
+fn parse_only(p: &Run) -> i32 {
     let (counts, errors) = p.map_inputs(|loaded, _| match loaded {
         Ok(src) => {
             let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
@@ -872,7 +577,7 @@ pub fn report(
     for r in &reports {
         stats += r.stats;
     }
-    let run = Run {
+    let run = output::Run {
         reports: &reports,
         stats,
         fixed,
@@ -992,7 +697,7 @@ fn show_settings(a: &LintArgs) -> i32 {
 }
 
 /// `--show-containers`: a line per container (human and concise) or a JSON document.
-fn show_containers(a: &LintArgs, p: &Prepared) -> i32 {
+fn show_containers(a: &LintArgs, p: &Run) -> i32 {
     let (files, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Ok(src) => crate::lint::containers(&src, cfg, &p.project),
         Err(_) => Vec::new(),
@@ -1094,7 +799,7 @@ fn statistics(counts: &std::collections::BTreeMap<Code, usize>) -> String {
     text
 }
 
-fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
+fn write_output(a: &LintArgs, run: &output::Run, color: bool) -> std::io::Result<()> {
     let mut buf = open_output(a)?;
     match a.report.format {
         Format::Human => {
@@ -1155,66 +860,4 @@ fn write_output(a: &LintArgs, run: &Run, color: bool) -> std::io::Result<()> {
 
 fn terminal_width() -> Option<usize> {
     std::env::var("COLUMNS").ok()?.parse().ok()
-}
-
-/// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).
-pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let cap = crate::source::MAX_FILE_BYTES;
-    let (f, mut buf) =
-        open_input(path).map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
-    // Sized from the file's length: growing from empty cost a probe read and copies per file.
-    let len = f.metadata().map_or(0, |m| m.len());
-    buf.reserve(len.min(cap) as usize + 1);
-    let left = (cap + 1).saturating_sub(buf.len() as u64);
-    f.take(left).read_to_end(&mut buf)?;
-    Ok(buf)
-}
-
-/// Open an input for reading, with what was already read from it. A named pipe is opened without
-/// waiting for a writer (a plain open waits for ever when nothing writes to it), and reading it
-/// once without waiting tells whether anything does; one that has a writer is then read to its
-/// end as any pipe is, as `<(helm template …)` needs.
-#[cfg(unix)]
-fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    use std::os::unix::io::AsRawFd;
-    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
-    if !fifo {
-        return Ok((std::fs::File::open(path)?, Vec::new()));
-    }
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let mut first = vec![0; 64 * 1024];
-    let n = match f.read(&mut first) {
-        // End of file at once: no process has the pipe open for writing.
-        Ok(0) => {
-            return Err(std::io::Error::other(
-                "a named pipe that nothing writes to; not read",
-            ))
-        }
-        Ok(n) => n,
-        // A writer has it open and has not written yet.
-        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
-        Err(e) => return Err(e),
-    };
-    first.truncate(n);
-    // SAFETY: fcntl on a descriptor `f` owns, clearing one status flag.
-    unsafe {
-        let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
-        if flags < 0 || libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok((f, first))
-}
-
-#[cfg(not(unix))]
-fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
-    Ok((std::fs::File::open(path)?, Vec::new()))
-}
-
-fn excluded(cfg: &Config, path: &Path) -> bool {
-    !cfg.exclude.patterns.is_empty() && cfg.exclude.matching(&cfg.relative_path(path)).is_some()
 }

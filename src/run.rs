@@ -1,0 +1,437 @@
+//! The pipeline every command that reads manifests runs, in the order it runs: find the inputs
+//! and their configs ([`Run::new`]), read the project files around them
+//! ([`Run::read_surroundings`]), index what acts across files ([`Run::index`]), then load and
+//! lint each input ([`Run::map_inputs`], [`lint_loaded`]) and, against a revision, keep what is
+//! new ([`only_new`]). The command line's `lint`, `fix` and `cluster` drive it; it prints
+//! nothing, so a front end decides how notes and reports are shown.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use crate::config::{Config, ConfigFinder, Globs, Overrides};
+use crate::error::Error;
+use crate::k8s::index::Index;
+use crate::lint::{decode_failure, lint_source_with, FileReport, Selection};
+use crate::output;
+use crate::project::Project;
+use crate::source::DecodeFailure;
+use crate::source::{Origin, Source};
+use crate::walk::{self, Input};
+use std::sync::Arc;
+
+/// What a run is asked to do, already checked by its front end.
+pub struct Options {
+    pub sel: Selection,
+    /// A config file that replaces the lookup of `.golint-k8s.yaml` beside each input.
+    pub config: Option<PathBuf>,
+    pub overrides: Overrides,
+    /// Replaces each config's `exclude` when given.
+    pub exclude: Option<Globs>,
+    pub extend_exclude: Option<Globs>,
+    /// Files and directories to lint; `-` is standard input.
+    pub paths: Vec<String>,
+    /// The name standard input is reported under (and its config found by).
+    pub stdin_name: String,
+    /// Lint what `helm template` renders of this chart instead of `paths`.
+    pub helm: Option<HelmRender>,
+    /// The chart whose renders the inputs are, to trace findings back to templates.
+    pub chart: Option<PathBuf>,
+}
+
+/// A chart to render with `helm template`.
+pub struct HelmRender {
+    pub dir: PathBuf,
+    pub release: String,
+    pub values: Vec<PathBuf>,
+    pub set: Vec<String>,
+}
+
+/// One input, read and decoded, with its config; `None` when the config excludes it.
+pub type Loaded = Option<(Result<Source, Box<DecodeFailure>>, Arc<Config>)>;
+
+impl Run {
+    /// Find the inputs and their configs (or render the chart); what could not be walked is in
+    /// `walk_errors` and `notes`.
+    pub fn new(o: Options) -> Result<Run, Error> {
+        let explicit = o.config.as_deref().map(Config::load).transpose()?;
+        let finder = ConfigFinder::new(explicit, o.overrides);
+        let chart = match o.helm.as_ref().map(|h| &h.dir).or(o.chart.as_ref()) {
+            None => None,
+            Some(dir) => Some(crate::helm::Chart::open(dir).map_err(Error::Helm)?),
+        };
+        if let (Some(h), Some(c)) = (&o.helm, &chart) {
+            let bytes =
+                crate::helm::render(&h.dir, &h.release, &h.values, &h.set).map_err(Error::Helm)?;
+            return Ok(Run {
+                sel: o.sel,
+                project: Project::default(),
+                read_ahead: Default::default(),
+                finder,
+                exclude: o.exclude,
+                extend_exclude: o.extend_exclude,
+                had_error: false,
+                walk_errors: Vec::new(),
+                inputs: vec![Input::Rendered {
+                    name: format!("{} (helm template {})", h.dir.display(), h.release),
+                    config_path: c.root.join("Chart.yaml"),
+                    bytes,
+                }],
+                stdin_name: "-".to_string(),
+                chart,
+                notes: Vec::new(),
+            });
+        }
+        let walked = walk::collect(&o.paths);
+        let mut notes = Vec::new();
+        for (p, m) in &walked.errors {
+            notes.push(format!("error: {p}: {m}"));
+        }
+        for n in &walked.notes {
+            notes.push(format!("note: {n}"));
+        }
+        for (p, m) in &walked.refused {
+            notes.push(format!("note: {p}: {m}"));
+        }
+        for c in &walked.charts {
+            notes.push(format!(
+                "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
+                c.display(),
+                c.display()
+            ));
+        }
+        Ok(Run {
+            sel: o.sel,
+            project: Project::default(),
+            read_ahead: Default::default(),
+            finder,
+            exclude: o.exclude,
+            extend_exclude: o.extend_exclude,
+            had_error: !walked.errors.is_empty(),
+            // Refused links are listed with the unread inputs (a report must not look complete
+            // without them), but are no I/O failure: the exit code is the findings'.
+            walk_errors: walked
+                .errors
+                .iter()
+                .chain(&walked.refused)
+                .map(|(p, m)| output::InputError {
+                    path: Some(p.clone()),
+                    message: m.clone(),
+                })
+                .collect(),
+            inputs: walked.inputs,
+            stdin_name: o.stdin_name,
+            chart,
+            notes,
+        })
+    }
+}
+
+/// One run over manifests: the rule selection, where configs come from, the inputs found, whether
+/// finding them already failed somewhere, and what the run knows beyond each file.
+pub struct Run {
+    pub sel: Selection,
+    /// What the run knows beyond each file: the project files around the inputs, image facts
+    /// (`inspect_images` of the CLI) and the LimitRanges and VPAs of all inputs, which apply
+    /// across files ([`Run::index`]).
+    pub project: Project,
+    /// Files [`Run::index`] read, by path, kept for the lint so that each file is read once
+    /// (up to [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted). The
+    /// first load of a path takes its bytes.
+    read_ahead: HashMap<PathBuf, std::sync::Mutex<Option<Vec<u8>>>>,
+    pub finder: ConfigFinder,
+    /// Paths that could not be walked or read before linting began.
+    pub walk_errors: Vec<output::InputError>,
+    /// `--exclude` (replacing each config's `exclude`) and `--extend-exclude`.
+    exclude: Option<crate::config::Globs>,
+    extend_exclude: Option<crate::config::Globs>,
+    pub inputs: Vec<Input>,
+    pub had_error: bool,
+    pub stdin_name: String,
+    /// The chart whose renders are linted (`--helm`, `--chart`).
+    pub chart: Option<crate::helm::Chart>,
+    /// What finding the inputs had to say: unreadable paths (`error: …`), links not followed and
+    /// charts skipped (`note: …`), for the front end to show.
+    pub notes: Vec<String>,
+}
+
+impl Run {
+    /// Where an input comes from, as its report names it (reports are ordered by that name).
+    pub fn origin(&self, input: &Input) -> Origin {
+        match input {
+            Input::Stdin => Origin::Stdin(self.stdin_name.clone()),
+            Input::File { path, .. } => Origin::File(path.clone()),
+            Input::Rendered { name, .. } => Origin::Stdin(name.clone()),
+        }
+    }
+
+    /// Read and decode one input and find its config.
+    pub fn load(&self, input: &Input) -> Result<Loaded, Error> {
+        let origin = self.origin(input);
+        let (config_path, bytes) = match input {
+            Input::Stdin => {
+                // Capped like files: an endless or huge stream must not exhaust memory.
+                let mut buf = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .take(crate::source::MAX_FILE_BYTES + 1)
+                    .read_to_end(&mut buf)
+                    .map_err(|e| Error::Input {
+                        name: self.stdin_name.clone(),
+                        message: format!("cannot read standard input: {e}"),
+                    })?;
+                (PathBuf::from(&self.stdin_name), buf)
+            }
+            Input::File { path, .. } => {
+                let kept = self
+                    .read_ahead
+                    .get(path)
+                    .and_then(|s| s.lock().ok().and_then(|mut b| b.take()));
+                let b = match kept {
+                    Some(b) => b,
+                    None => read_capped(path).map_err(|e| Error::Input {
+                        name: crate::text::shown_path(path),
+                        message: e.to_string(),
+                    })?,
+                };
+                (path.clone(), b)
+            }
+            Input::Rendered {
+                config_path, bytes, ..
+            } => (config_path.clone(), bytes.clone()),
+        };
+        let cfg = self.finder.for_file(&config_path)?;
+        if let Input::File { path, walked: true } = input {
+            if self.excluded(&cfg, path) {
+                return Ok(None);
+            }
+        }
+        Ok(Some((Source::decode(origin, bytes), cfg)))
+    }
+}
+
+impl Run {
+    /// Whether a walked file is skipped: by `--extend-exclude`, and by `--exclude` when it is
+    /// given, else by its config's `exclude`. Command-line globs match the path as the walk names
+    /// it, without a leading `./`.
+    fn excluded(&self, cfg: &Config, path: &Path) -> bool {
+        let walked = path.to_string_lossy();
+        let walked = walked.strip_prefix("./").unwrap_or(&walked);
+        let by = |g: &Option<crate::config::Globs>| {
+            g.as_ref().is_some_and(|g| g.matching(walked).is_some())
+        };
+        by(&self.extend_exclude)
+            || match &self.exclude {
+                Some(_) => by(&self.exclude),
+                None => excluded(cfg, path),
+            }
+    }
+
+    /// Read what linting the input files will ask of the tree around them (build files and
+    /// kustomizations in each directory and the ones above it) on every thread at once. Asked for
+    /// by the first file under each directory instead, the reading fell to one thread while the
+    /// other waited at the end of its batch (docs/performance.md).
+    pub fn read_surroundings(&self) {
+        let dirs: std::collections::BTreeSet<&Path> = self
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::File { path, .. } => path.parent(),
+                _ => None,
+            })
+            .collect();
+        dirs.par_iter()
+            .for_each(|dir| self.project.read_around(dir));
+    }
+
+    /// Collect the LimitRanges and VPAs of every input file, for the others to use. Only files
+    /// whose bytes name one of those kinds are parsed. A single input needs no index (its own
+    /// objects are read as it is linted), and standard input is read only once, when linted, so
+    /// its objects apply within it.
+    pub fn index(&mut self) {
+        if self.inputs.len() < 2 {
+            return;
+        }
+        let kept = std::sync::atomic::AtomicUsize::new(0);
+        // Per file: its bytes when kept for the lint, and its cross-file objects.
+        type Read = (Option<(PathBuf, Vec<u8>)>, Option<Index>);
+        let read: Vec<Read> = self
+            .inputs
+            .par_iter()
+            .filter_map(|input| {
+                let Input::File { path, .. } = input else {
+                    return None;
+                };
+                // A file that cannot be read is reported when it is linted.
+                let bytes = read_capped(path).ok()?;
+                // Most files name neither kind: their bytes are searched, never decoded.
+                let index = Index::may_hold(&bytes)
+                    .then(|| {
+                        let origin = Origin::File(path.clone());
+                        Source::decode(origin, bytes.clone()).map(|src| Index::of(&src))
+                    })
+                    .and_then(Result::ok);
+                use std::sync::atomic::Ordering::Relaxed;
+                let keep = kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES;
+                Some((keep.then(|| (path.clone(), bytes)), index))
+            })
+            .collect();
+        let mut others = Index::default();
+        self.read_ahead.reserve(read.len());
+        for (bytes, index) in read {
+            if let Some((path, bytes)) = bytes {
+                self.read_ahead
+                    .insert(path, std::sync::Mutex::new(Some(bytes)));
+            }
+            if let Some(index) = index {
+                others = others.merge(index);
+            }
+        }
+        self.project.index = others;
+    }
+
+    /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
+    /// Inputs that cannot be read come back as errors.
+    pub fn map_inputs<T: Send>(
+        &self,
+        f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
+    ) -> (Vec<T>, Vec<Error>) {
+        let errors = std::sync::Mutex::new(Vec::new());
+        let out = self
+            .inputs
+            .par_iter()
+            .filter_map(|input| match self.load(input) {
+                Err(e) => {
+                    errors.lock().unwrap().push(e);
+                    None
+                }
+                Ok(None) => None,
+                Ok(Some((loaded, cfg))) => Some(f(loaded, &cfg)),
+            })
+            .collect();
+        (out, errors.into_inner().unwrap())
+    }
+}
+
+/// The reports with only the findings their files did not have at `rev` (see [`crate::baseline`]).
+pub fn only_new(
+    p: &Run,
+    rev: &str,
+    mut reports: Vec<FileReport>,
+) -> Result<Vec<FileReport>, Error> {
+    let files: Vec<PathBuf> = reports
+        .iter()
+        .filter_map(|r| match &r.origin {
+            Origin::File(path) => Some(path.clone()),
+            Origin::Stdin(_) => None,
+        })
+        .collect();
+    let then = crate::baseline::read(rev, &files).map_err(Error::Usage)?;
+    reports.par_iter_mut().for_each(|r| {
+        let Origin::File(path) = &r.origin else {
+            return;
+        };
+        let Some(Some(bytes)) = then.files.get(path) else {
+            // No such file at the revision: everything in it is new.
+            return;
+        };
+        let mut counts = crate::baseline::Counts::new();
+        if let Ok(cfg) = p.finder.for_file(path) {
+            // Linted under today's name, so that fingerprints compare across a rename.
+            let old = match Source::decode(r.origin.clone(), bytes.clone()) {
+                Ok(src) => lint_source_with(src, &cfg, &p.sel, &p.project, |_, _, _| {}),
+                Err(failure) => decode_failure(*failure),
+            };
+            for f in &old.findings {
+                *counts.entry(f.diagnostic.fingerprint).or_default() += 1;
+            }
+        }
+        let findings = std::mem::take(&mut r.findings);
+        r.findings = crate::baseline::keep_new(findings, counts, |f| f.diagnostic.fingerprint);
+    });
+    Ok(reports)
+}
+
+/// Lint one loaded input as the run's settings say (a chart's findings traced to its templates).
+pub fn lint_loaded(
+    p: &Run,
+    loaded: Result<Source, Box<DecodeFailure>>,
+    cfg: &Config,
+) -> FileReport {
+    match loaded {
+        Ok(src) => lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
+            if let Some(chart) = &p.chart {
+                crate::helm::annotate(y, diags, chart);
+            }
+        }),
+        Err(failure) => decode_failure(*failure),
+    }
+}
+
+/// How many bytes of input files [`Run::index`] keeps for the lint pass: enough for most
+/// repositories, bounded so that a run over a huge tree does not hold all of it at once.
+const READ_AHEAD_BYTES: usize = 256 << 20;
+
+/// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).
+pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
+    let cap = crate::source::MAX_FILE_BYTES;
+    let (f, mut buf) =
+        open_input(path).map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
+    // Sized from the file's length: growing from empty cost a probe read and copies per file.
+    let len = f.metadata().map_or(0, |m| m.len());
+    buf.reserve(len.min(cap) as usize + 1);
+    let left = (cap + 1).saturating_sub(buf.len() as u64);
+    f.take(left).read_to_end(&mut buf)?;
+    Ok(buf)
+}
+
+/// Open an input for reading, with what was already read from it. A named pipe is opened without
+/// waiting for a writer (a plain open waits for ever when nothing writes to it), and reading it
+/// once without waiting tells whether anything does; one that has a writer is then read to its
+/// end as any pipe is, as `<(helm template …)` needs.
+#[cfg(unix)]
+fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::io::AsRawFd;
+    let fifo = std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo());
+    if !fifo {
+        return Ok((std::fs::File::open(path)?, Vec::new()));
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let mut first = vec![0; 64 * 1024];
+    let n = match f.read(&mut first) {
+        // End of file at once: no process has the pipe open for writing.
+        Ok(0) => {
+            return Err(std::io::Error::other(
+                "a named pipe that nothing writes to; not read",
+            ))
+        }
+        Ok(n) => n,
+        // A writer has it open and has not written yet.
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+        Err(e) => return Err(e),
+    };
+    first.truncate(n);
+    // SAFETY: fcntl on a descriptor `f` owns, clearing one status flag.
+    unsafe {
+        let flags = libc::fcntl(f.as_raw_fd(), libc::F_GETFL);
+        if flags < 0 || libc::fcntl(f.as_raw_fd(), libc::F_SETFL, flags & !libc::O_NONBLOCK) < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok((f, first))
+}
+
+#[cfg(not(unix))]
+fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
+    Ok((std::fs::File::open(path)?, Vec::new()))
+}
+
+fn excluded(cfg: &Config, path: &Path) -> bool {
+    !cfg.exclude.patterns.is_empty() && cfg.exclude.matching(&cfg.relative_path(path)).is_some()
+}
