@@ -13,8 +13,10 @@
 //!
 //! What it declines: anything else (tabs, anchors, aliases, tags, directives, `...`, multi-line plain
 //! or quoted scalars, multi-line flow collections, `?` keys, control characters) and every syntax
-//! error. Then it returns `None`, and the whole file is parsed by the reference parser. Error messages
-//! therefore always come from one parser, and a file is never parsed half one way and half the other.
+//! error. Then [`parse`] returns `None`. [`parse_mixed`] then reads a stream of several documents
+//! one document at a time, the declined ones with the reference parser (see [`parse_documents`]);
+//! when the reference parser finds an error in any of them, the whole file is parsed by it, so
+//! error messages always come from one pass of one parser.
 //!
 //! tests/yaml_fast.rs compares the two trees on the fixtures, the shared corpus, the benchmark corpus
 //! and generated documents.
