@@ -11,6 +11,7 @@
 //! as the command, and only then the `assume-go` assumption.
 
 pub mod build;
+pub mod evidence;
 pub mod gomod;
 pub mod process;
 pub mod signs;
@@ -385,18 +386,16 @@ impl<'a> GoView<'a> {
             },
             None => None,
         };
-        let (is_go, language, why_go) = detect_go(
-            y,
-            annotations,
-            c,
-            cfg,
-            ImageSigns {
-                reference: image,
-                entry,
-                facts,
-            },
-            around,
-        );
+        let from_image = evidence::ImageSigns {
+            reference: image,
+            entry,
+            facts,
+        };
+        let mut signs = evidence::gather(y, annotations, c, cfg, &from_image);
+        if evidence::could_matter(&signs, evidence::Kind::Build) {
+            signs.extend(evidence::gather_build(&from_image, around));
+        }
+        let (is_go, language, why_go) = evidence::decide(signs, cfg);
         // The image's facts count only for a Go program: another runtime's image says nothing of
         // the Go version.
         let facts = match why_go {
@@ -746,99 +745,6 @@ fn image_runs(y: &Yaml, c: &Container, f: &crate::image::ImageFacts) -> bool {
         (None, Some(_)) if f.from_cmd => false,
         _ => true,
     }
-}
-
-/// What a container's image says: its reference, its catalog entry, and what was read from it.
-struct ImageSigns<'a> {
-    reference: Option<catalog::ImageRef<'a>>,
-    entry: Option<&'static catalog::Entry>,
-    facts: Option<&'a crate::image::ImageFacts>,
-}
-
-fn detect_go<'a>(
-    y: &'a Yaml,
-    annotations: &[Option<NodeId>; 2],
-    c: &'a Container,
-    cfg: &'a Config,
-    image: ImageSigns<'a>,
-    around: Around<'_>,
-) -> (bool, Option<&'a str>, WhyGo<'a>) {
-    let ImageSigns {
-        reference,
-        entry,
-        facts,
-    } = image;
-    let by = |language: &'a str, why: WhyGo<'a>| (language == "go", Some(language), why);
-    if let Some((v, _, per_container)) =
-        container_annotation(y, annotations, c, "golint-k8s.io/runtime")
-    {
-        let container = per_container.then(|| c.display_name());
-        match v.trim() {
-            "" => {}
-            value => return by(value, WhyGo::Annotation { container, value }),
-        }
-    }
-    if let Some(image) = &c.image {
-        if let Some(pattern) = cfg.go_images.matching(image) {
-            return by("go", WhyGo::ConfigImages { go: true, pattern });
-        }
-        if let Some(pattern) = cfg.non_go_images.matching(image) {
-            return by("other", WhyGo::ConfigImages { go: false, pattern });
-        }
-    }
-    // The image's own entrypoint, read from the registry: a fact, above every guess.
-    if let Some(f) = facts {
-        if let Some(language) = f.language() {
-            return by(language, WhyGo::Image(f));
-        }
-    }
-    if let Some(v) = c.env.iter().find(|e| GO_ENV_VARS.contains(&e.name)) {
-        return by("go", WhyGo::GoEnv(v.name));
-    }
-    if let Some((name, language)) = signs::other_env(c) {
-        return by(language, WhyGo::OtherEnv { name, language });
-    }
-    let command = signs::command_sign(y, c);
-    if let Some(crate::go::command::CommandSign::Program { word, language }) = command {
-        return by(language, WhyGo::Command { word, language });
-    }
-    if let Some(r) = reference {
-        let image = r.image;
-        if image.starts_with("ko://") {
-            return by(
-                "go",
-                WhyGo::ImageName {
-                    image,
-                    word: "ko://",
-                    language: "go",
-                },
-            );
-        }
-        if let Some(entry) = entry {
-            return by(&entry.language, WhyGo::Catalog { image, entry });
-        }
-        if let Some((word, language)) = signs::reference_sign(&r) {
-            return by(
-                language,
-                WhyGo::ImageName {
-                    image,
-                    word,
-                    language,
-                },
-            );
-        }
-    }
-    // The repository's own build of the image: looked for only when nothing in the manifest
-    // spoke, as it means reading the tree.
-    if let (Some(r), Some(path)) = (reference, around.manifest) {
-        if let Some(b) = around.builds.facts(around.listings, path, &r) {
-            return by(b.language, WhyGo::Build(b));
-        }
-    }
-    if let Some(crate::go::command::CommandSign::Script(word)) = command {
-        return by("shell", WhyGo::Script(word));
-    }
-    (cfg.assume_go, None, WhyGo::AssumeGo { on: cfg.assume_go })
 }
 
 /// How one Go release reads the numbers of its environment variables. Go 1.26 reads GOGC,
