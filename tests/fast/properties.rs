@@ -1534,6 +1534,10 @@ fn run_matrix(cases: &[MatrixCase]) {
 /// (volumeMounts without mountPath, initContainers named GOMEMLIMIT), on every run again, and
 /// GK108's deletion took the comment line after the entry with it.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn fixes_after_block_scalars_edit_the_intended_node() {
     let cases = block_scalar_cases();
     assert!(cases.len() > 1000, "{}", cases.len());
