@@ -13,7 +13,7 @@
 //! must fail the test, not stall the suite. The limits are sanity bounds, not benchmarks.
 //!
 //! Tests marked `#[ignore = "bug: …"]` reproduce product bugs that are still open; run them with
-//! `cargo test --test hostile -- --ignored`.
+//! `cargo test --test fast -- hostile:: --ignored`.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

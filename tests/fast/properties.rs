@@ -14,7 +14,7 @@
 //! Case counts are kept small so that the file runs in seconds in a debug build; the seed is
 //! fixed so that CI is deterministic. For a longer or different search, set `PROPTEST_CASES`
 //! (cases per property) and `PROPTEST_SEED` (any number), e.g.
-//! `PROPTEST_CASES=5000 PROPTEST_SEED=7 cargo test --release --test properties`.
+//! `PROPTEST_CASES=5000 PROPTEST_SEED=7 cargo test --release --test fast -- properties::`.
 //! docs/robustness.md records the longer runs made so far.
 
 use std::collections::{BTreeMap, BTreeSet};
