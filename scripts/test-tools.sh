@@ -35,14 +35,14 @@ readonly KUSTOMIZE_VERSION=v5.8.2
 # actionlint checks the GitHub workflows (.github/workflows/), built the same way.
 readonly ACTIONLINT_MODULE=github.com/rhysd/actionlint/cmd/actionlint
 readonly ACTIONLINT_VERSION=v1.7.12
-# crane serves a registry on loopback and builds the images that tests/images.rs inspects.
+# crane serves a registry on loopback and builds the images that tests/heavy/images.rs inspects.
 readonly CRANE_MODULE=github.com/google/go-containerregistry/cmd/crane
 readonly CRANE_VERSION=v0.22.1
 # The CNCF distribution registry, with htpasswd authentication, is the registry that asks for
-# credentials in tests/images_failures.rs.
+# credentials in tests/heavy/images_failures.rs.
 readonly DISTRIBUTION_MODULE=github.com/distribution/distribution/v3/cmd/registry
 readonly DISTRIBUTION_VERSION=v3.1.2
-# maturin builds the Python wheel (pyproject.toml) that tests/packaging.rs installs; it goes into
+# maturin builds the Python wheel (pyproject.toml) that tests/heavy/packaging.rs installs; it goes into
 # pre-commit's virtualenv. It needs tomli only on Python before 3.11, which the marker expresses.
 readonly MATURIN_VERSION=1.16.0
 readonly MATURIN_DEPS=("tomli==2.3.0; python_version < '3.11'")

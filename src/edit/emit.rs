@@ -58,7 +58,7 @@ impl<'a, 'y> Emitter<'a, 'y> {
         // Whole spans, unlike `guard_shared_edits`, which checks finished edits against each
         // anchored node's content: a node about to get an entry appended may end where its
         // anchored parent's content ends, and the append would then reach every alias of it
-        // (tests/fix_corpus.rs has such a file).
+        // (tests/fast/fix_corpus.rs has such a file).
         let shared = self.shared.get_or_init(|| {
             if !y.has_aliases {
                 return Vec::new();

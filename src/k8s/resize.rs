@@ -13,7 +13,7 @@
 //!
 //! What the kubelet does with env at start and on a resize is read from its source, not tested
 //! here against a running kubelet; what the Go runtime does on a quota change is
-//! (tests/go_oracle.rs).
+//! (tests/heavy/go_oracle.rs).
 
 use super::container::{Container, Resource};
 use super::vpa::Vpa;

@@ -750,7 +750,7 @@ fn image_runs(y: &Yaml, c: &Container, f: &crate::image::ImageFacts) -> bool {
 /// How one Go release reads the numbers of its environment variables. Go 1.26 reads GOGC,
 /// GOMAXPROCS and GOMEMLIMIT with a leading `+`; earlier releases do not (GOMEMLIMIT `+512MiB`
 /// stops them at start-up, GOGC `+50` and GOMAXPROCS `+4` are ignored). Measured on Go 1.19.13,
-/// 1.21.13, 1.24.9, 1.25.0 and 1.26.8 by `tests/go_oracle.rs`.
+/// 1.21.13, 1.24.9, 1.25.0 and 1.26.8 by `tests/heavy/go_oracle.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grammar {
     pub plus_sign: bool,

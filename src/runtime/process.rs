@@ -3,7 +3,7 @@
 //!
 //! This is the runtime's own reading (`schedinit`, `readGOGC`, `readGOMEMLIMIT`, Go 1.25's
 //! `defaultGOMAXPROCS`) in one function, so that it can be held against real Go toolchains:
-//! `tests/go_oracle.rs` builds a probe with each pinned release and compares every value of a
+//! `tests/heavy/go_oracle.rs` builds a probe with each pinned release and compares every value of a
 //! generated table with what this function says.
 
 use super::{

@@ -18,7 +18,7 @@
 //! when the reference parser finds an error in any of them, the whole file is parsed by it, so
 //! error messages always come from one pass of one parser.
 //!
-//! tests/yaml_fast.rs compares the two trees on the fixtures, the shared corpus, the benchmark corpus
+//! tests/fast/yaml_fast.rs compares the two trees on the fixtures, the shared corpus, the benchmark corpus
 //! and generated documents.
 
 use std::borrow::Cow;
@@ -74,7 +74,7 @@ const PIECE: usize = 512 * 1024;
 /// A large stream (one `helm template` of a whole platform) is cut at `---` lines into pieces of
 /// about [`PIECE`] bytes, parsed on separate threads and joined. A `---` at the start of a line
 /// ends every scalar and collection, so each piece reads exactly as it would in one pass; the
-/// joined tree is that tree (tests/yaml_fast.rs compares them). Any piece declining makes the
+/// joined tree is that tree (tests/fast/yaml_fast.rs compares them). Any piece declining makes the
 /// whole text decline.
 pub(super) fn parse_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
     parse_pieces_with(text, base, parse)

@@ -923,7 +923,7 @@ impl<'a> Yaml<'a> {
     }
 
     /// The entry for `key`: (key node, value node), the one that takes effect when kubectl or
-    /// Helm decodes the mapping (go-yaml v2, which tests/kubectl_yaml.rs checks this against).
+    /// Helm decodes the mapping (go-yaml v2, which tests/heavy/kubectl_yaml.rs checks this against).
     ///
     /// go-yaml fills a map in the order the entries are written, each write replacing the value
     /// before it: a repeated key keeps its last value, and a merge key (`<<`) writes the merged

@@ -164,6 +164,14 @@ pub fn go(dir: &Path, args: &[&str]) -> Command {
     c
 }
 
+/// Where to build `name` before renaming it into the cache: a name of its own per build, as the
+/// tests of one binary (images, their failures, the cluster) may build the same program at once.
+pub fn part_path(cache: &Path, name: &str) -> PathBuf {
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    cache.join(format!(".{name}-{}-{n}.part", std::process::id()))
+}
+
 /// A Go program of one `main.go` and the standard library, its go.mod at `go_line`, built once
 /// and cached between runs (by its source).
 pub fn go_program(name: &str, main_go: &str, go_line: &str) -> PathBuf {
@@ -185,7 +193,7 @@ pub fn go_program(name: &str, main_go: &str, go_line: &str) -> PathBuf {
         format!("module example.com/{name}\n\ngo {go_line}\n"),
     )
     .unwrap();
-    let part = cache.join(format!(".{name}-{}.part", std::process::id()));
+    let part = part_path(&cache, name);
     run(
         &mut go(src.path(), &["build", "-o", part.to_str().unwrap(), "."]),
         &format!("go build ({name})"),

@@ -2,27 +2,27 @@
 //! repository the way a user's repository runs it: pre-commit builds this crate with
 //! `cargo install` (`language: rust`) and passes the manifests to `golint-k8s lint`.
 //!
-//! The release build takes minutes on a small machine, so cargo's target directory is kept in
-//! `target/precommit-build` and pre-commit's store in `target/test-tools/pre-commit-home`: on a
-//! rerun with unchanged sources pre-commit finds its hook already installed.
+//! The release build takes minutes on a small machine, so cargo's target directory is
+//! `target/release-build`, shared with the wheel's build (tests/heavy/packaging.rs), and
+//! pre-commit's store is kept in `target/test-tools/pre-commit-home`: on a rerun with unchanged
+//! sources pre-commit finds its hook already installed.
 
-mod tools;
+use crate::tools;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The tests share one cargo target directory and two cores: run them one at a time, so that the
-/// timing is not taken while another test builds.
+/// The tests share one cargo target directory (with the wheel's build too) and two cores: run
+/// them one at a time, so that the timing is not taken while another test builds.
 fn serial() -> std::sync::MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    crate::common::release_build_lock()
 }
 
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -119,10 +119,7 @@ fn pre_commit(tools: &tools::Tools, repo: &Path, args: &[&OsStr]) -> Output {
         .current_dir(repo)
         .args(args)
         .env("PRE_COMMIT_HOME", home)
-        .env(
-            "CARGO_TARGET_DIR",
-            root.join("target").join("precommit-build"),
-        )
+        .env("CARGO_TARGET_DIR", crate::common::release_build_dir())
         .output()
         .expect("run pre-commit")
 }

@@ -584,6 +584,10 @@ fn new_from_rev_in_a_shallow_clone_says_how_to_deepen_it() {
 /// space, where reading the whole blob would abort.
 #[cfg(unix)]
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn new_from_rev_reads_a_huge_blob_only_up_to_the_cap() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -5,16 +5,16 @@
 //! (`action.yml`), whose shell steps run here against an archive made by the release workflow's
 //! own archive step.
 //!
-//! The wheel is built in release mode into `target/wheel-build`, so a rerun only rebuilds what
-//! changed. The tools come from `scripts/test-tools.sh`; where they cannot be had these tests
+//! The wheel is built in release mode into `target/release-build`, the directory the pre-commit
+//! hook's build (tests/heavy/precommit.rs) shares, so a rerun only rebuilds what changed. The tools come from `scripts/test-tools.sh`; where they cannot be had these tests
 //! say so and pass, except under `CI`, where they fail (see `tests/tools/mod.rs`).
 
-mod tools;
+use crate::tools;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{MutexGuard, OnceLock};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -105,10 +105,7 @@ fn wheel(p: &Packaging) -> &'static Path {
             .args(["build", "--release", "--locked", "--out"])
             .arg(&out_dir)
             .current_dir(root())
-            .env(
-                "CARGO_TARGET_DIR",
-                root().join("target").join("wheel-build"),
-            )
+            .env("CARGO_TARGET_DIR", crate::common::release_build_dir())
             .output()
             .expect("run maturin");
         let took = start.elapsed();
@@ -132,7 +129,7 @@ fn wheel(p: &Packaging) -> &'static Path {
         );
         let size = std::fs::metadata(&wheel).unwrap().len();
         eprintln!(
-            "wheel {name}: built in {:.1}s (target/wheel-build), {:.2} MB",
+            "wheel {name}: built in {:.1}s (target/release-build), {:.2} MB",
             took.as_secs_f64(),
             size as f64 / 1e6
         );
@@ -141,10 +138,9 @@ fn wheel(p: &Packaging) -> &'static Path {
 }
 
 /// The tests that time or install run one at a time, so that the first-run time printed is not
-/// taken while another virtualenv is being made on the same two cores.
+/// taken while another virtualenv is being made, or the pre-commit hook built, on the same cores.
 fn serial() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    crate::common::release_build_lock()
 }
 
 fn git(dir: &Path, args: &[&str]) {

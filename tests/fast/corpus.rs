@@ -1,13 +1,11 @@
 //! The shared corpus of ~3,000 real manifests: linting it must not panic, must not call valid YAML
 //! invalid, and every finding must point at the key or value it talks about.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use crate::common::*;
 use assert_cmd::Command;
-use common::*;
 use serde_json::Value;
 
 /// The text at a 1-based line and column (columns in characters), to the end of the line.

@@ -1562,6 +1562,10 @@ fn the_lifecycle_is_kept() {
 /// One-line JSON with thousands of findings: converting each finding's position used to count
 /// from the start of its line, which made opening a 1.6 MB line take 30 s of CPU.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn a_long_one_line_document_is_answered_in_time() {
     let (dir, _, uri) = workspace("list.json");
     let items: Vec<Value> = (0..4500)
@@ -2043,6 +2047,10 @@ fn a_saved_kustomization_is_read_again_without_a_watcher() {
 /// notification, whole-text replacements), each followed by the published diagnostics: every set
 /// must equal what a fresh lint of the same text gives, and the server's memory must stay flat.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn soak_ten_thousand_edits() {
     use golint_k8s::config::Config;
     use golint_k8s::lsp::{document_diagnostics, Encoding};

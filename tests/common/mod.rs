@@ -29,6 +29,22 @@ pub fn user_cache(name: &str) -> PathBuf {
     base.join("golint-k8s").join(name)
 }
 
+/// The one cargo target directory of the release builds the tests make: the wheel (maturin) and
+/// the pre-commit hook (pre-commit's own `cargo install`). Same profile and features, so the second
+/// build reuses every unit the first made with the same dependency versions (`cargo install`
+/// resolves afresh, ignoring Cargo.lock, so those that moved on since are built again).
+pub fn release_build_dir() -> PathBuf {
+    root().join("target").join("release-build")
+}
+
+/// Held by each test that builds into [`release_build_dir`] or times a first run: one at a time,
+/// so a build never waits on cargo's lock of the directory while its time is taken, and a timing
+/// is not taken while another test builds on the same cores.
+pub fn release_build_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Whether a `go` command is on PATH.
 pub fn go_available() -> bool {
     std::process::Command::new("go")

@@ -20,9 +20,8 @@
 //! Without `go` or the test tools outside CI, the tests print one line saying they did not run.
 #![cfg(feature = "images")]
 
-mod common;
-mod images_common;
-mod tools;
+use crate::common;
+use crate::tools;
 
 use std::collections::HashMap;
 use std::io::{Read, Write};
@@ -32,7 +31,7 @@ use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use images_common::{
+use crate::images_common::{
     allow_loopback, crane_registry, deployment, distribution_registry, findings, go, go_binary,
     go_program, image, layer, run, runtimes, serve, Lint,
 };
@@ -735,7 +734,11 @@ fn credentials_come_from_the_docker_config() {
 
 /// `tests/token-server`, built once and cached between runs.
 fn token_server() -> PathBuf {
-    go_program("token-server", include_str!("token-server/main.go"), "1.24")
+    go_program(
+        "token-server",
+        include_str!("../token-server/main.go"),
+        "1.24",
+    )
 }
 
 /// The token service's log lines for requests (see tests/token-server/main.go).

@@ -9,7 +9,7 @@
 //! user cache directory (`golint-k8s/buildinfo`). Without a `go` command the tests that need it
 //! print one line saying they did not run.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -20,18 +20,21 @@ use golint_k8s::image::buildinfo::{self, Binary, BuildInfo, Module};
 /// The toolchain the programs are built with, unless a test names another.
 const TOOLCHAIN: &str = "1.26.8";
 
-const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
-const AUTOMAXPROCS: &str = include_str!("buildinfo-progs/automaxprocs/main.go");
-const AUTOMEMLIMIT: &str = include_str!("buildinfo-progs/automemlimit/main.go");
+const PLAIN: &str = include_str!("../buildinfo-progs/plain/main.go");
+const AUTOMAXPROCS: &str = include_str!("../buildinfo-progs/automaxprocs/main.go");
+const AUTOMEMLIMIT: &str = include_str!("../buildinfo-progs/automemlimit/main.go");
 const REPLACED: &[(&str, &str)] = &[
-    ("main.go", include_str!("buildinfo-progs/replaced/main.go")),
+    (
+        "main.go",
+        include_str!("../buildinfo-progs/replaced/main.go"),
+    ),
     (
         "greeting/go.mod",
-        include_str!("buildinfo-progs/replaced/greeting/go.mod"),
+        include_str!("../buildinfo-progs/replaced/greeting/go.mod"),
     ),
     (
         "greeting/greeting.go",
-        include_str!("buildinfo-progs/replaced/greeting/greeting.go"),
+        include_str!("../buildinfo-progs/replaced/greeting/greeting.go"),
     ),
 ];
 

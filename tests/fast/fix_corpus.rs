@@ -6,15 +6,13 @@
 //! would read before and after (parsed trees, not text), confines the textual change to the
 //! lines each applied fix reports, re-lints the result, and fixes it a second time.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::common::*;
 use assert_cmd::Command;
-use common::*;
 use golint_k8s::source::{Origin, Source};
 use golint_k8s::yaml::{self, NodeId, NodeKind, Yaml, Yaml11};
 use serde_json::Value;
@@ -425,6 +423,10 @@ fn check_lines(original: &str, fixed: &str, fixes: &[&Fixed]) -> Result<(), Stri
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn fix_round_trip_over_the_corpus() {
     let Some(corpus) = corpus() else {
         println!("fix corpus test not run: ../shared/corpus is not beside this checkout");

@@ -25,7 +25,7 @@
 //! longer matches anything fails the test too. Without a `go` command, or when the module proxy
 //! cannot be reached, the test prints one line saying it did not run.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -37,9 +37,9 @@ use golint_k8s::source::{Origin, Source};
 use golint_k8s::yaml::{self, NodeId, NodeKind, Style, Yaml, Yaml11};
 use serde_json::{Map, Number, Value};
 
-const PROBE_MAIN: &str = include_str!("kubectl-probe/main.go");
-const PROBE_MOD: &str = include_str!("kubectl-probe/go.mod");
-const PROBE_SUM: &str = include_str!("kubectl-probe/go.sum");
+const PROBE_MAIN: &str = include_str!("../kubectl-probe/main.go");
+const PROBE_MOD: &str = include_str!("../kubectl-probe/go.mod");
+const PROBE_SUM: &str = include_str!("../kubectl-probe/go.sum");
 
 /// The seed of the mutations; fixed so that CI sees the same inputs every run.
 const SEED: u64 = 0x6b75_6265_6374_6c31;

@@ -11,11 +11,11 @@
 //! loopback), and the server going away.
 #![cfg(feature = "cluster")]
 
-mod common;
+use crate::common;
 #[cfg(feature = "images")]
-mod images_common;
+use crate::images_common;
 #[cfg(feature = "images")]
-mod tools;
+use crate::tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

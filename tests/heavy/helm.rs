@@ -4,8 +4,8 @@
 //! and turns fixes into values changes. Every mapping to a values key is proven by rendering the
 //! chart again with that key set to a marker and finding the marker on the finding's line.
 
-mod common;
-mod tools;
+use crate::common;
+use crate::tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -4,7 +4,7 @@
 //! get exactly the findings its documents get one file at a time, in order, each with its own
 //! document's Helm template.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

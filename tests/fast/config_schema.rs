@@ -2,7 +2,7 @@
 //! the config parser: the same keys, the documented example valid for both, bad values refused by
 //! both, and `golint-k8s init`'s starter config valid and found.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::process::Command;

@@ -39,5 +39,14 @@ fn github_annotations_escape_commas_colons_and_newlines() {
         s.contains("%0Ajudged Go because"),
         "notes ride on escaped newlines"
     );
-    insta::assert_snapshot!(s);
+    // The snapshot keeps the name and place it had when this file was its own test binary.
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(|| {
+        insta::assert_snapshot!(
+            "formats__github_annotations_escape_commas_colons_and_newlines",
+            s
+        )
+    });
 }

@@ -2,11 +2,9 @@
 //! tree (every node, span, comment, document and duplicate key) must equal the reference tree.
 //! Run on hand-picked edge cases, every fixture, the shared corpus and generated documents.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use golint_k8s::yaml;
 
 /// Compare both parsers on `text`; true when the fast path accepted it.
@@ -138,6 +136,10 @@ fn documents_the_fast_path_declines_are_read_alone_and_the_tree_is_the_reference
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn a_large_stream_in_pieces_matches_the_reference_parser() {
     // Every fixture the fast path reads, joined into one stream of several megabytes, the way
     // `helm template` joins templates: pieces are cut at `---` lines.
@@ -295,6 +297,10 @@ fn fixtures_match_the_reference_parser() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn shared_corpus_matches_the_reference_parser() {
     let Some(corpus) = corpus() else {
         println!("shared corpus comparison not run: ../shared/corpus is not beside this checkout");
@@ -306,6 +312,10 @@ fn shared_corpus_matches_the_reference_parser() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn benchmark_corpus_matches_the_reference_parser() {
     // bench/gen.py is the generator of the benchmark corpus: compare a small deterministic sample.
     let dir = std::env::temp_dir().join(format!("golint-k8s-yaml-fast-{}", std::process::id()));
@@ -485,6 +495,10 @@ impl Gen {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn generated_documents_match_the_reference_parser() {
     let mut g = Gen(0x9e37_79b9_7f4a_7c15);
     let (mut total, mut accepted) = (0, 0);

@@ -14,7 +14,7 @@
 //! Case counts are kept small so that the file runs in seconds in a debug build; the seed is
 //! fixed so that CI is deterministic. For a longer or different search, set `PROPTEST_CASES`
 //! (cases per property) and `PROPTEST_SEED` (any number), e.g.
-//! `PROPTEST_CASES=5000 PROPTEST_SEED=7 cargo test --release --test properties`.
+//! `PROPTEST_CASES=5000 PROPTEST_SEED=7 cargo test --release --test fast -- properties::`.
 //! docs/robustness.md records the longer runs made so far.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -1534,6 +1534,10 @@ fn run_matrix(cases: &[MatrixCase]) {
 /// (volumeMounts without mountPath, initContainers named GOMEMLIMIT), on every run again, and
 /// GK108's deletion took the comment line after the entry with it.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn fixes_after_block_scalars_edit_the_intended_node() {
     let cases = block_scalar_cases();
     assert!(cases.len() > 1000, "{}", cases.len());

@@ -1,6 +1,6 @@
 //! The command line as users drive it: inputs, formats, exit codes, and bad input.
 
-mod common;
+use crate::common;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -455,6 +455,10 @@ fn closed_pipe_does_not_panic() {
 /// Hostile input gets a bounded, located answer: never a panic or a hang, and the other files
 /// are still linted.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn hostile_inputs_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();

@@ -13,7 +13,7 @@
 //! must fail the test, not stall the suite. The limits are sanity bounds, not benchmarks.
 //!
 //! Tests marked `#[ignore = "bug: …"]` reproduce product bugs that are still open; run them with
-//! `cargo test --test hostile -- --ignored`.
+//! `cargo test --test fast -- hostile:: --ignored`.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -410,6 +410,10 @@ fn many_suppression_comments_are_bounded() {
 /// 200,000 anchors and an alias to each (7 MB). When each alias was resolved by a linear search
 /// of all anchors defined before it, this took 22 s in a release build.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn many_anchors_are_bounded() {
     let text: String = (0..200_000)
         .map(|i| format!("k{i}: &a{i} v\n"))
@@ -526,6 +530,10 @@ fn finding_set(json: &[u8], object: impl Fn(&str) -> String) -> Vec<(String, Str
 /// 6 to 8 s against 0.8 s as documents, a Pod of 50,000 containers 73 s to fix.
 #[cfg(unix)]
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn items_of_one_document_cost_what_separate_documents_cost() {
     const N: usize = 12_000;
     let deployment = |i: usize| {
@@ -613,6 +621,10 @@ fn items_of_one_document_cost_what_separate_documents_cost() {
 /// 10,000 levels of nesting in each syntax: GK000 at the line and column where the nesting limit
 /// is crossed, and `fix` leaves the file alone.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn ten_thousand_nesting_levels_are_an_error_at_a_place() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [(&str, String, &str); 4] = [
@@ -662,6 +674,10 @@ fn ten_thousand_nesting_levels_are_an_error_at_a_place() {
 /// A 1 MB line, in a value and as the whole manifest (JSON on one line): linted and fixed, the
 /// long line kept byte for byte.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn one_megabyte_lines_are_linted_and_fixed() {
     let dir = tempfile::tempdir().unwrap();
     let long = "x".repeat(1 << 20);
@@ -732,6 +748,10 @@ fn hundred_megabyte_file_is_refused_by_name() {
 /// memory first, `yes | golint-k8s lint -` grew until the machine ran out; under a 1 GiB limit
 /// the read aborted.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn standard_input_over_the_cap_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     // The limit itself is no obstacle: a normal input runs fine under it.
@@ -1044,6 +1064,10 @@ fn runs_as_nobody() -> bool {
 /// 100,000 small files in 100 directories: every one is linted (the summary counts them all), and
 /// the ten with a finding are reported.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn hundred_thousand_files_are_all_linted() {
     let dir = tempfile::tempdir().unwrap();
     let tree = dir.path().join("tree");
@@ -1249,6 +1273,10 @@ fn read_only(i: usize) -> bool {
 /// rest, reports the read-only files and leaves them alone, and keeps modes and owners.
 #[cfg(unix)]
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn killed_fix_leaves_every_file_whole() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     const FILES: usize = 3000;
@@ -1495,6 +1523,10 @@ fn an_edit_during_the_flush_is_not_overwritten() {
 /// changed on disk, which is exit 2 and the only error allowed.
 #[cfg(unix)]
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn concurrent_fix_runs_do_not_duplicate_fixes() {
     const FILES: usize = 1500;
     let base = tempfile::tempdir().unwrap();
@@ -1655,6 +1687,10 @@ fn a_named_pipe_is_read_or_refused_never_waited_on() {
 /// into their directory, and it says so.
 #[cfg(unix)]
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn an_interrupted_fix_leaves_no_temporary_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("big.yaml");

@@ -12,21 +12,20 @@
 //! not run.
 #![cfg(feature = "images")]
 
-mod common;
-mod images_common;
-mod tools;
+use crate::common;
+use crate::tools;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use images_common::{allow_loopback, deployment, findings, layer, run, runtimes, Lint};
+use crate::images_common::{allow_loopback, deployment, findings, layer, run, runtimes, Lint};
 use serde_json::Value;
 
-const PLAIN: &str = include_str!("buildinfo-progs/plain/main.go");
-const AUTOMAXPROCS: &str = include_str!("buildinfo-progs/automaxprocs/main.go");
-const AUTOMEMLIMIT: &str = include_str!("buildinfo-progs/automemlimit/main.go");
+const PLAIN: &str = include_str!("../buildinfo-progs/plain/main.go");
+const AUTOMAXPROCS: &str = include_str!("../buildinfo-progs/automaxprocs/main.go");
+const AUTOMEMLIMIT: &str = include_str!("../buildinfo-progs/automemlimit/main.go");
 
 fn tools_and_go() -> Option<tools::Tools> {
     if !common::go_available() {
@@ -134,7 +133,7 @@ fn go_build(name: &str, main_go: &str, go_line: &str, require: Option<(&str, &st
         c
     };
     run(&mut go(&["mod", "tidy"]), "go mod tidy");
-    let part = cache.join(format!(".{name}-{}.part", std::process::id()));
+    let part = crate::images_common::part_path(&cache, name);
     run(
         &mut go(&["build", "-o", part.to_str().unwrap(), "."]),
         &format!("go build {name}"),

@@ -13,7 +13,7 @@
 //! for the resize test, a writable cgroup or ptrace) a test prints one line saying it did not
 //! run; in CI that fails it.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -29,7 +29,7 @@ use golint_k8s::runtime::process::{self, Cpus, Env, Start};
 /// toolchains, the last before container-aware GOMAXPROCS, the first with it, and the newest.
 const RELEASES: &[&str] = &["1.19.13", "1.21.13", "1.24.9", "1.25.0", "1.26.8"];
 
-const PROBE: &str = include_str!("go-probe/main.go");
+const PROBE: &str = include_str!("../go-probe/main.go");
 
 /// The probe built with `release`, and whether it had to be built now.
 fn probe(cache: &Path, release: &str) -> (PathBuf, bool) {
@@ -360,7 +360,7 @@ fn the_model_matches_real_go_runtimes() {
     );
 }
 
-const RESIZE_PROBE: &str = include_str!("go-probe-resize/main.go");
+const RESIZE_PROBE: &str = include_str!("../go-probe-resize/main.go");
 
 /// A CPU limit in thousandths of a CPU, or none.
 type Limit = Option<i128>;

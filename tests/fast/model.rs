@@ -1,8 +1,6 @@
 //! Where pod specs live: every kind the linter knows, `List` items, and configured CRD paths.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use golint_k8s::config::Config;
 
 const CONTAINER: &str = "

@@ -9,8 +9,8 @@
 //!
 //! The tools come from `scripts/test-tools.sh` (see `tests/tools`).
 
-mod common;
-mod tools;
+use crate::common;
+use crate::tools;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -276,12 +276,20 @@ fn assert_multitool_accepts(name: &str, produced: &Produced, tools: &tools::Tool
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn multitool_accepts_the_fixtures_log() {
     let Some(tools) = tools::ensure() else { return };
     assert_multitool_accepts("fixtures", fixtures(), &tools);
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn multitool_accepts_the_corpus_log() {
     let Some(tools) = tools::ensure() else { return };
     let Some(corpus) = corpus() else { return };
@@ -333,12 +341,20 @@ fn assert_schema_accepts(name: &str, produced: &Produced, tools: &tools::Tools) 
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn the_fixtures_log_matches_the_official_schema() {
     let Some(tools) = tools::ensure() else { return };
     assert_schema_accepts("fixtures", fixtures(), &tools);
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn the_corpus_log_matches_the_official_schema() {
     let Some(tools) = tools::ensure() else { return };
     let Some(corpus) = corpus() else { return };
@@ -347,6 +363,10 @@ fn the_corpus_log_matches_the_official_schema() {
 
 /// Both validators must be able to say no, or their silence above proves nothing.
 #[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
 fn both_validators_reject_a_broken_log() {
     let Some(tools) = tools::ensure() else { return };
     let mut broken = fixtures().log.clone();

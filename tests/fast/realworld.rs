@@ -14,7 +14,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-mod common;
+use crate::common;
 
 #[derive(Debug)]
 struct Label {

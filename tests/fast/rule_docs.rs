@@ -2,9 +2,7 @@
 //! and each doc's Example fires its rule while its "Use instead" does not. What a doc says the
 //! tool reports on its Example is what the tool reports, number for number.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use golint_k8s::config::Config;
 use golint_k8s::output::Run;
 use golint_k8s::rules::registry::RULES;
