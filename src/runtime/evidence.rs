@@ -76,113 +76,133 @@ pub(super) struct ImageSigns<'a> {
     pub facts: Option<&'a crate::image::ImageFacts>,
 }
 
-/// The signs the manifest, the config and the image's facts give: no disk is read.
-pub(super) fn gather<'a>(
-    y: &'a Yaml,
-    annotations: &[Option<NodeId>; 2],
-    c: &'a Container,
-    cfg: &'a Config,
-    image: &ImageSigns<'a>,
-) -> Vec<Sign<'a>> {
-    let mut out = Vec::new();
-    let mut sign = |kind, language, why| {
-        out.push(Sign {
-            kind,
-            language,
-            why,
-        })
-    };
-    if let Some((v, _, per_container)) =
-        container_annotation(y, annotations, c, "golint-k8s.io/runtime")
-    {
-        let container = per_container.then(|| c.display_name());
-        match v.trim() {
-            "" => {}
-            value => sign(
-                Kind::Annotation,
-                value,
-                WhyGo::Annotation { container, value },
-            ),
-        }
-    }
-    if let Some(name) = &c.image {
-        if let Some(pattern) = cfg.go_images.matching(name) {
-            sign(
-                Kind::ConfigImages,
-                "go",
-                WhyGo::ConfigImages { go: true, pattern },
-            );
-        } else if let Some(pattern) = cfg.non_go_images.matching(name) {
-            sign(
-                Kind::ConfigImages,
-                "other",
-                WhyGo::ConfigImages { go: false, pattern },
-            );
-        }
-    }
-    if let Some(f) = image.facts {
-        if let Some(language) = f.language() {
-            sign(Kind::ImageEntrypoint, language, WhyGo::Image(f));
-        }
-    }
-    if let Some(v) = c.env.iter().find(|e| super::GO_ENV_VARS.contains(&e.name)) {
-        sign(Kind::GoEnv, "go", WhyGo::GoEnv(v.name));
-    }
-    if let Some((name, language)) = signs::other_env(c) {
-        sign(Kind::OtherEnv, language, WhyGo::OtherEnv { name, language });
-    }
-    match signs::command_sign(y, c) {
-        Some(signs::CommandSign::Program { word, language }) => {
-            sign(Kind::Command, language, WhyGo::Command { word, language });
-        }
-        Some(signs::CommandSign::Script(word)) => sign(Kind::Script, "shell", WhyGo::Script(word)),
-        None => {}
-    }
-    if let Some(r) = &image.reference {
-        let name = r.image;
-        if name.starts_with("ko://") {
-            let (word, language) = ("ko://", "go");
-            let why = WhyGo::ImageName {
-                image: name,
-                word,
-                language,
-            };
-            sign(Kind::KoImage, language, why);
-        }
-        if let Some(entry) = image.entry {
-            sign(
-                Kind::Catalog,
-                &entry.language,
-                WhyGo::Catalog { image: name, entry },
-            );
-        }
-        if let Some((word, language)) = signs::reference_sign(r) {
-            let why = WhyGo::ImageName {
-                image: name,
-                word,
-                language,
-            };
-            sign(Kind::ImageWord, language, why);
-        }
-    }
-    out
+/// What a container's signs are read from.
+pub(super) struct Inputs<'a, 'r> {
+    pub y: &'a Yaml<'a>,
+    pub annotations: &'r [Option<NodeId>; 2],
+    pub c: &'a Container<'a>,
+    pub cfg: &'a Config,
+    pub image: ImageSigns<'a>,
+    pub around: Around<'r>,
 }
 
-/// The sign the repository's own build of the image gives, read from the tree around the
-/// manifest (Dockerfiles, skaffold and project files; cached for the run).
-pub(super) fn gather_build<'a>(image: &ImageSigns<'a>, around: Around<'_>) -> Option<Sign<'a>> {
-    let (r, path) = (image.reference.as_ref()?, around.manifest?);
-    let b = around.builds.facts(around.listings, path, r)?;
-    Some(Sign {
-        kind: Kind::Build,
-        language: b.language,
-        why: WhyGo::Build(b),
-    })
+/// The signs of a container, kind by kind in [`PRECEDENCE`] order. A kind is read only while it
+/// could still change the decision, so once one kind has spoken no weaker one is read: in
+/// particular the repository's build files are read only when the manifest said nothing
+/// stronger.
+pub(super) fn gather<'a>(inputs: &Inputs<'a, '_>) -> Vec<Sign<'a>> {
+    let mut signs = Vec::new();
+    for kind in PRECEDENCE {
+        if !could_matter(&signs, kind) {
+            break;
+        }
+        if let Some((language, why)) = gather_kind(kind, inputs) {
+            signs.push(Sign {
+                kind,
+                language,
+                why,
+            });
+        }
+    }
+    signs
+}
+
+/// The sign of one kind, if the container shows one. Only [`Kind::Build`] reads the disk (the
+/// tree around the manifest, cached for the run).
+fn gather_kind<'a>(kind: Kind, i: &Inputs<'a, '_>) -> Option<(&'a str, WhyGo<'a>)> {
+    let Inputs {
+        y,
+        annotations,
+        c,
+        cfg,
+        ref image,
+        around,
+    } = *i;
+    let named = image.reference.as_ref().map(|r| r.image);
+    match kind {
+        Kind::Annotation => {
+            let (v, _, per_container) =
+                container_annotation(y, annotations, c, "golint-k8s.io/runtime")?;
+            let container = per_container.then(|| c.display_name());
+            let value = Some(v.trim()).filter(|v| !v.is_empty())?;
+            Some((value, WhyGo::Annotation { container, value }))
+        }
+        Kind::ConfigImages => {
+            let name = c.image?;
+            match cfg.go_images.matching(name) {
+                Some(pattern) => Some(("go", WhyGo::ConfigImages { go: true, pattern })),
+                None => {
+                    let pattern = cfg.non_go_images.matching(name)?;
+                    Some(("other", WhyGo::ConfigImages { go: false, pattern }))
+                }
+            }
+        }
+        Kind::ImageEntrypoint => {
+            let f = image.facts?;
+            Some((f.language()?, WhyGo::Image(f)))
+        }
+        Kind::GoEnv => {
+            let v = c
+                .env
+                .iter()
+                .find(|e| super::GO_ENV_VARS.contains(&e.name))?;
+            Some(("go", WhyGo::GoEnv(v.name)))
+        }
+        Kind::OtherEnv => {
+            let (name, language) = signs::other_env(c)?;
+            Some((language, WhyGo::OtherEnv { name, language }))
+        }
+        Kind::Command => match signs::command_sign(y, c)? {
+            signs::CommandSign::Program { word, language } => {
+                Some((language, WhyGo::Command { word, language }))
+            }
+            signs::CommandSign::Script(_) => None,
+        },
+        Kind::KoImage => {
+            let image = named.filter(|n| n.starts_with("ko://"))?;
+            let (word, language) = ("ko://", "go");
+            Some((
+                language,
+                WhyGo::ImageName {
+                    image,
+                    word,
+                    language,
+                },
+            ))
+        }
+        Kind::Catalog => {
+            let entry = image.entry?;
+            let image = named?;
+            Some((&entry.language, WhyGo::Catalog { image, entry }))
+        }
+        Kind::ImageWord => {
+            let r = image.reference.as_ref()?;
+            let (word, language) = signs::reference_sign(r)?;
+            let image = r.image;
+            Some((
+                language,
+                WhyGo::ImageName {
+                    image,
+                    word,
+                    language,
+                },
+            ))
+        }
+        Kind::Build => {
+            let (r, path) = (image.reference.as_ref()?, around.manifest?);
+            let b = around.builds.facts(around.listings, path, r)?;
+            Some((b.language, WhyGo::Build(b)))
+        }
+        Kind::Script => match signs::command_sign(y, c)? {
+            signs::CommandSign::Script(word) => Some(("shell", WhyGo::Script(word))),
+            signs::CommandSign::Program { .. } => None,
+        },
+    }
 }
 
 /// Whether signs of `kind` could change the decision `signs` give: whether none of them ranks
-/// above it. Reading the tree is skipped when the manifest already said more.
-pub(super) fn could_matter(signs: &[Sign], kind: Kind) -> bool {
+/// above it.
+fn could_matter(signs: &[Sign], kind: Kind) -> bool {
     signs.iter().all(|s| rank(s.kind) > rank(kind))
 }
 

@@ -386,15 +386,18 @@ impl<'a> GoView<'a> {
             },
             None => None,
         };
-        let from_image = evidence::ImageSigns {
-            reference: image,
-            entry,
-            facts,
-        };
-        let mut signs = evidence::gather(y, annotations, c, cfg, &from_image);
-        if evidence::could_matter(&signs, evidence::Kind::Build) {
-            signs.extend(evidence::gather_build(&from_image, around));
-        }
+        let signs = evidence::gather(&evidence::Inputs {
+            y,
+            annotations,
+            c,
+            cfg,
+            image: evidence::ImageSigns {
+                reference: image,
+                entry,
+                facts,
+            },
+            around,
+        });
         let (is_go, language, why_go) = evidence::decide(signs, cfg);
         // The image's facts count only for a Go program: another runtime's image says nothing of
         // the Go version.
