@@ -62,29 +62,59 @@ impl Run {
             None => None,
             Some(dir) => Some(crate::helm::Chart::open(dir).map_err(Error::Helm)?),
         };
-        if let (Some(h), Some(c)) = (&o.helm, &chart) {
-            let bytes =
-                crate::helm::render(&h.dir, &h.release, &h.values, &h.set).map_err(Error::Helm)?;
-            return Ok(Run {
-                sel: o.sel,
-                project: Project::default(),
-                read_ahead: Default::default(),
-                finder,
-                exclude: o.exclude,
-                extend_exclude: o.extend_exclude,
-                had_error: false,
-                walk_errors: Vec::new(),
-                inputs: vec![Input::Rendered {
-                    name: format!("{} (helm template {})", h.dir.display(), h.release),
-                    config_path: c.root.join("Chart.yaml"),
-                    bytes,
-                }],
-                stdin_name: "-".to_string(),
-                chart,
-                notes: Vec::new(),
-            });
-        }
-        let walked = walk::collect(&o.paths);
+        let found = match (&o.helm, &chart) {
+            (Some(h), Some(c)) => Found::rendered(h, c)?,
+            _ => Found::walked(&o.paths),
+        };
+        Ok(Run {
+            sel: o.sel,
+            project: Project::default(),
+            read_ahead: Default::default(),
+            finder,
+            exclude: o.exclude,
+            extend_exclude: o.extend_exclude,
+            had_error: found.had_error,
+            walk_errors: found.walk_errors,
+            inputs: found.inputs,
+            // A render is named after its chart; standard input is not read then.
+            stdin_name: match o.helm {
+                Some(_) => "-".to_string(),
+                None => o.stdin_name,
+            },
+            chart,
+            notes: found.notes,
+        })
+    }
+}
+
+/// The inputs a run found, and what finding them had to say.
+struct Found {
+    inputs: Vec<Input>,
+    had_error: bool,
+    walk_errors: Vec<output::InputError>,
+    notes: Vec<String>,
+}
+
+impl Found {
+    /// The one input `helm template` renders of a chart.
+    fn rendered(h: &HelmRender, chart: &crate::helm::Chart) -> Result<Found, Error> {
+        let bytes =
+            crate::helm::render(&h.dir, &h.release, &h.values, &h.set).map_err(Error::Helm)?;
+        Ok(Found {
+            inputs: vec![Input::Rendered {
+                name: format!("{} (helm template {})", h.dir.display(), h.release),
+                config_path: chart.root.join("Chart.yaml"),
+                bytes,
+            }],
+            had_error: false,
+            walk_errors: Vec::new(),
+            notes: Vec::new(),
+        })
+    }
+
+    /// The files under the named paths, and why any could not be read.
+    fn walked(paths: &[String]) -> Found {
+        let walked = walk::collect(paths);
         let mut notes = Vec::new();
         for (p, m) in &walked.errors {
             notes.push(format!("error: {p}: {m}"));
@@ -102,13 +132,7 @@ impl Run {
                 c.display()
             ));
         }
-        Ok(Run {
-            sel: o.sel,
-            project: Project::default(),
-            read_ahead: Default::default(),
-            finder,
-            exclude: o.exclude,
-            extend_exclude: o.extend_exclude,
+        Found {
             had_error: !walked.errors.is_empty(),
             // Refused links are listed with the unread inputs (a report must not look complete
             // without them), but are no I/O failure: the exit code is the findings'.
@@ -122,10 +146,8 @@ impl Run {
                 })
                 .collect(),
             inputs: walked.inputs,
-            stdin_name: o.stdin_name,
-            chart,
             notes,
-        })
+        }
     }
 }
 

@@ -160,15 +160,7 @@ fn gather_kind<'a>(kind: Kind, i: &Inputs<'a, '_>) -> Option<(&'a str, WhyGo<'a>
         },
         Kind::KoImage => {
             let image = named.filter(|n| n.starts_with("ko://"))?;
-            let (word, language) = ("ko://", "go");
-            Some((
-                language,
-                WhyGo::ImageName {
-                    image,
-                    word,
-                    language,
-                },
-            ))
+            Some(image_name(image, "ko://", "go"))
         }
         Kind::Catalog => {
             let entry = image.entry?;
@@ -178,15 +170,7 @@ fn gather_kind<'a>(kind: Kind, i: &Inputs<'a, '_>) -> Option<(&'a str, WhyGo<'a>
         Kind::ImageWord => {
             let r = image.reference.as_ref()?;
             let (word, language) = signs::reference_sign(r)?;
-            let image = r.image;
-            Some((
-                language,
-                WhyGo::ImageName {
-                    image,
-                    word,
-                    language,
-                },
-            ))
+            Some(image_name(r.image, word, language))
         }
         Kind::Build => {
             let (r, path) = (image.reference.as_ref()?, around.manifest?);
@@ -198,6 +182,20 @@ fn gather_kind<'a>(kind: Kind, i: &Inputs<'a, '_>) -> Option<(&'a str, WhyGo<'a>
             signs::CommandSign::Program { .. } => None,
         },
     }
+}
+
+/// A runtime named by a word of the image reference.
+fn image_name<'a>(
+    image: &'a str,
+    word: &'static str,
+    language: &'static str,
+) -> (&'a str, WhyGo<'a>) {
+    let why = WhyGo::ImageName {
+        image,
+        word,
+        language,
+    };
+    (language, why)
 }
 
 /// Whether signs of `kind` could change the decision `signs` give: whether none of them ranks
