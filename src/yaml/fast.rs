@@ -77,28 +77,30 @@ const PIECE: usize = 512 * 1024;
 /// joined tree is that tree (tests/fast/yaml_fast.rs compares them). Any piece declining makes the
 /// whole text decline.
 pub(super) fn parse_pieces(text: &str, base: usize) -> Option<Yaml<'_>> {
-    parse_pieces_with(text, base, parse)
+    parse_pieces_with(text, base, cut_points(text.as_bytes()), parse)
 }
 
 /// [`parse_pieces`], with a piece the fast path declines read document by document (see
 /// [`parse_documents`]): what [`super::parse`] uses.
 pub(super) fn parse_mixed(text: &str, base: usize) -> Option<Yaml<'_>> {
-    if cut_points(text.as_bytes()).len() < 2 {
+    let cuts = cut_points(text.as_bytes());
+    if cuts.len() < 2 {
         // One document the fast path declines gains nothing from being read alone.
         return parse(text, base).or_else(|| parse_documents(text, base, 2));
     }
-    parse_pieces_with(text, base, |piece, base| {
+    parse_pieces_with(text, base, cuts, |piece, base| {
         parse(piece, base).or_else(|| parse_documents(piece, base, 1))
     })
 }
 
+/// `text` cut at `cuts` (see [`cut_points`]), each piece read by `parse_piece` on its own thread.
 fn parse_pieces_with(
     text: &str,
     base: usize,
+    cuts: Vec<usize>,
     parse_piece: fn(&str, usize) -> Option<Yaml<'_>>,
 ) -> Option<Yaml<'_>> {
     use rayon::prelude::*;
-    let cuts = cut_points(text.as_bytes());
     if cuts.len() < 2 {
         return parse_piece(text, base);
     }
