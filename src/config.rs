@@ -652,6 +652,18 @@ impl ConfigFinder {
         }
     }
 
+    /// The same finder with nothing read yet, as the config files beside the inputs changed on
+    /// disk (a config named on the command line was read once and stays).
+    pub fn fresh(&self) -> ConfigFinder {
+        ConfigFinder {
+            explicit: self.explicit.clone(),
+            overrides: self.overrides.clone(),
+            cache: Default::default(),
+            by_written_dir: Default::default(),
+            default: self.default.clone(),
+        }
+    }
+
     /// The config that governs `file` (a path, or the stdin name resolved against the cwd).
     pub fn for_file(&self, file: &Path) -> Result<std::sync::Arc<Config>, ConfigError> {
         if let Some(c) = &self.explicit {

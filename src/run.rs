@@ -2,8 +2,10 @@
 //! and their configs ([`Run::new`]), read the project files around them
 //! ([`Run::read_surroundings`]), index what acts across files ([`Run::index`]), then load and
 //! lint each input ([`Run::map_inputs`], [`lint_loaded`]) and, against a revision, keep what is
-//! new ([`only_new`]). The command line's `lint`, `fix` and `cluster` drive it; it prints
-//! nothing, so a front end decides how notes and reports are shown.
+//! new ([`only_new`]). The command line's `lint`, `fix` and `cluster` drive it; the language
+//! server holds one as its session ([`Run::session`]) and lints and fixes open documents through
+//! it ([`Run::lint_text`], [`Run::fix_text`]), so an editor sees what the CLI reports for the same
+//! file. It prints nothing, so a front end decides how notes and reports are shown.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -84,6 +86,47 @@ impl Run {
             chart,
             notes: found.notes,
         })
+    }
+}
+
+impl Run {
+    /// A run with no inputs of its own, for a session that is handed documents one at a time (the
+    /// language server): every rule selected, configs found beside each document with
+    /// `overrides` on top.
+    pub fn session(overrides: Overrides) -> Run {
+        Run {
+            sel: Selection::default(),
+            project: Project::default(),
+            read_ahead: Default::default(),
+            finder: ConfigFinder::new(None, overrides),
+            exclude: None,
+            extend_exclude: None,
+            had_error: false,
+            walk_errors: Vec::new(),
+            inputs: Vec::new(),
+            stdin_name: "-".to_string(),
+            chart: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Forget every config and project file read so far: one was created, changed or removed.
+    pub fn forget_files(&mut self) {
+        self.finder = self.finder.fresh();
+        self.project.forget_files();
+    }
+
+    /// Lint a document's text named `name`, as `lint --stdin-filename NAME -` lints it: the
+    /// name finds the Dockerfile, go.mod and kustomization beside it and its per-file-ignores.
+    pub fn lint_text(&self, name: &str, text: String, cfg: &Config) -> FileReport {
+        let src = Source::from_text(Origin::Stdin(name.to_string()), text);
+        lint_loaded(self, Ok(src), cfg)
+    }
+
+    /// What `fix` (safe fixes only) makes of a document's text named `name`.
+    pub fn fix_text(&self, name: &str, text: String, cfg: &Config) -> crate::fix::engine::Outcome {
+        let src = Source::from_text(Origin::Stdin(name.to_string()), text);
+        crate::fix::engine::fix_source(src, cfg, &self.sel, &self.project, false)
     }
 }
 

@@ -15,10 +15,8 @@ use super::convert::{Encoding, LineIndex};
 use super::{severity, FIX_ALL_KIND};
 use crate::config::Config;
 use crate::diagnostic::Applicability;
-use crate::fix::engine::fix_source;
-use crate::lint::{FileReport, Selection};
-use crate::project::Project;
-use crate::source::{Origin, Source};
+use crate::lint::FileReport;
+use crate::run::Run;
 
 /// The fix a diagnostic carries in `data`.
 #[derive(Debug, Serialize, Deserialize)]
@@ -121,7 +119,7 @@ pub fn code_actions(
     text: &str,
     cfg: &Config,
     enc: Encoding,
-    project: &Project,
+    run: &Run,
 ) -> Vec<CodeActionOrCommand> {
     let uri = &p.text_document.uri;
     let only = &p.context.only;
@@ -170,7 +168,7 @@ pub fn code_actions(
         }
     }
     if wanted(only, FIX_ALL_KIND) {
-        if let Some(e) = fix_all(uri, text, cfg, enc, project) {
+        if let Some(e) = fix_all(uri, text, cfg, enc, run) {
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: "Fix all safe golint-k8s problems".into(),
                 kind: Some(CodeActionKind::new(FIX_ALL_KIND)),
@@ -194,18 +192,11 @@ fn suppression(lines: &LineIndex, nl: &str, line: u32, code: &str) -> TextEdit {
 
 /// One edit turning the document into what `golint-k8s fix` (safe fixes) makes of it: the
 /// changed middle between the common prefix and suffix.
-fn fix_all(
-    uri: &Uri,
-    text: &str,
-    cfg: &Config,
-    enc: Encoding,
-    project: &Project,
-) -> Option<TextEdit> {
+fn fix_all(uri: &Uri, text: &str, cfg: &Config, enc: Encoding, run: &Run) -> Option<TextEdit> {
     // Named as the diagnostics name it, so the fixer sees the same Dockerfile, go.mod and
     // kustomization beside the file, and the same per-file-ignores.
     let name = super::document_name(uri.as_str());
-    let src = Source::from_text(Origin::Stdin(name), text.to_string());
-    let out = fix_source(src, cfg, &Selection::default(), project, false);
+    let out = run.fix_text(&name, text.to_string(), cfg);
     if !out.changed() || out.error.is_some() {
         return None;
     }

@@ -28,9 +28,9 @@ use lsp_types::{
 };
 use serde_json::Value;
 
-use crate::config::{Config, ConfigFinder, GoVersion, Overrides};
-use crate::lint::{lint_source_with, FileReport, Selection};
-use crate::project::Project;
+use crate::config::{Config, GoVersion, Overrides};
+use crate::lint::FileReport;
+use crate::run::Run;
 use crate::source::{Origin, Source, MAX_FILE_BYTES};
 pub use convert::Encoding;
 
@@ -45,16 +45,16 @@ struct Doc {
 struct Server {
     encoding: Encoding,
     overrides: Overrides,
-    finder: ConfigFinder,
     docs: HashMap<String, Doc>,
     /// Documents changed since their diagnostics were last published, oldest first.
     dirty: Vec<String>,
     /// Documents whose text the client and the server no longer agree on (a change that could
     /// not be applied): quiet until the client sends the whole text again.
     out_of_step: std::collections::HashSet<String>,
-    /// What the session knows beyond the open documents: the project files around them (read
-    /// once, forgotten when the editor reports that one changed) and the cached image facts.
-    project: Project,
+    /// The session's run, as the CLI's `lint` has one: where configs come from, and what the
+    /// session knows beyond the open documents (the project files around them, read once and
+    /// forgotten when the editor reports that one changed, and the cached image facts).
+    run: Run,
     shutdown: bool,
     initialized: bool,
 }
@@ -74,11 +74,10 @@ pub fn run() -> i32 {
     let mut server = Server {
         encoding: Encoding::Utf16,
         overrides: Overrides::default(),
-        finder: ConfigFinder::new(None, Overrides::default()),
         docs: HashMap::new(),
         dirty: Vec::new(),
         out_of_step: Default::default(),
-        project: Project::default(),
+        run: Run::session(Overrides::default()),
         shutdown: false,
         initialized: false,
     };
@@ -277,7 +276,7 @@ impl Server {
                     return Ok(Value::Array(Vec::new()));
                 }
                 let cfg = self.config_for(&uri, out);
-                let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding, &self.project);
+                let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding, &self.run);
                 Ok(serde_json::to_value(list).unwrap_or(Value::Null))
             }
             other => Err((
@@ -301,7 +300,7 @@ impl Server {
         };
         if let Some(opts) = &p.initialization_options {
             self.overrides = overrides(opts, out);
-            self.finder = ConfigFinder::new(None, self.overrides.clone());
+            self.run = Run::session(self.overrides.clone());
         }
         self.initialized = true;
         let watch = p
@@ -488,8 +487,7 @@ impl Server {
     /// A config, Dockerfile, go.mod or kustomization changed: forget every one read so far and
     /// lint every open document again.
     fn files_changed(&mut self) {
-        self.finder = ConfigFinder::new(None, self.overrides.clone());
-        self.project.forget_files();
+        self.run.forget_files();
         let uris: Vec<String> = self.docs.keys().cloned().collect();
         for uri in uris {
             self.mark(uri);
@@ -513,7 +511,7 @@ impl Server {
 
     fn config_for(&self, uri: &str, out: &mut impl Write) -> std::sync::Arc<Config> {
         let path = uri_path(uri).unwrap_or_else(|| PathBuf::from("-"));
-        match self.finder.for_file(&path) {
+        match self.run.finder.for_file(&path) {
             Ok(c) => c,
             Err(e) => {
                 log(
@@ -550,7 +548,7 @@ impl Server {
         }
         let cfg = self.config_for(uri, out);
         let (text, version) = (&doc.text, doc.version);
-        let diags = diagnostics_in(&parsed, text, &cfg, self.encoding, &mut self.project);
+        let diags = diagnostics_in(&parsed, text, &cfg, self.encoding, &mut self.run);
         publish_diagnostics(out, parsed, diags, Some(version))
     }
 }
@@ -564,18 +562,18 @@ pub fn document_diagnostics(
     cfg: &Config,
     enc: Encoding,
 ) -> Vec<lsp_types::Diagnostic> {
-    diagnostics_in(uri, text, cfg, enc, &mut Project::default())
+    diagnostics_in(uri, text, cfg, enc, &mut Run::session(Overrides::default()))
 }
 
-/// The diagnostics of a document in a session that knows `project`.
+/// The diagnostics of a document in the session `run`.
 fn diagnostics_in(
     uri: &lsp_types::Uri,
     text: &str,
     cfg: &Config,
     enc: Encoding,
-    project: &mut Project,
+    run: &mut Run,
 ) -> Vec<lsp_types::Diagnostic> {
-    let report = lint_document(uri.as_str(), text, cfg, project);
+    let report = lint_document(uri.as_str(), text, cfg, run);
     if !has_kubernetes_objects(&report, text) {
         return Vec::new();
     }
@@ -684,17 +682,14 @@ fn is_helm_template(uri: &str) -> bool {
     uri_path(uri).is_some_and(|p| crate::walk::chart_of(&p, 1).is_some())
 }
 
-pub(crate) fn lint_document(
-    uri: &str,
-    text: &str,
-    cfg: &Config,
-    project: &mut Project,
-) -> FileReport {
-    let src = Source::from_text(Origin::Stdin(document_name(uri)), text.to_string());
+/// Lint an open document as the CLI lints the same text given as `--stdin-filename PATH -`.
+pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config, run: &mut Run) -> FileReport {
+    let name = document_name(uri);
     if cfg.inspect_images {
-        cached_images(&src, cfg, &mut project.images);
+        let src = Source::from_text(Origin::Stdin(name.clone()), text.to_string());
+        cached_images(&src, cfg, &mut run.project.images);
     }
-    lint_source_with(src, cfg, &Selection::default(), project, |_, _, _| {})
+    run.lint_text(&name, text.to_string(), cfg)
 }
 
 /// `inspect-images: true` in the editor: what earlier `lint --inspect-images` runs cached for the
@@ -848,7 +843,7 @@ mod tests {
                     "file:///x.yaml",
                     text,
                     &Config::default(),
-                    &mut Project::default(),
+                    &mut Run::session(Overrides::default()),
                 ),
                 text,
             )
