@@ -379,24 +379,28 @@ pub fn run(a: LintArgs) -> i32 {
     if a.show_containers {
         return show_containers(&a, &p);
     }
-    let progress = std::io::stderr().is_terminal() && p.inputs.len() >= PROGRESS_MIN_FILES;
+    // A progress line only where a person watches, the wait is noticeable, and the report does
+    // not stream onto the same terminal.
+    let report_on_terminal = a.report.output.is_none() && std::io::stdout().is_terminal();
+    let progress = std::io::stderr().is_terminal()
+        && !report_on_terminal
+        && p.inputs.len() >= PROGRESS_MIN_FILES;
     if progress {
         say_raw!("golint-k8s: linting {} files…", p.inputs.len());
     }
     // Comparing with a revision needs every file's findings at hand: not streamed.
-    if a.report.format == Format::Json && a.new_from_rev.is_none() {
-        let code = run_json_streamed(&a, &p);
+    if a.new_from_rev.is_none() {
+        let code = with_format(&a, Streamed { a: &a, p: &p });
         if progress {
             say_raw!("\r\x1b[K");
         }
         return code;
     }
-    // Only the human format shows source snippets; the others drop each file's text as soon as
-    // it is linted, so memory stays bounded by the findings, not by the size of the inputs.
-    let keep_source = a.report.format == Format::Human;
     let (reports, errors) = p.map_inputs(|loaded, cfg| {
         let mut report = lint_loaded(&p, loaded, cfg);
-        if !keep_source {
+        // Only the human format shows source snippets; the others drop each file's text as
+        // soon as it is linted, so memory stays bounded by the findings.
+        if a.report.format != Format::Human {
             report.source = None;
         }
         report
@@ -426,87 +430,94 @@ pub fn run(a: LintArgs) -> i32 {
 /// memory does not grow with the number of files.
 const STREAM_BATCH: usize = 512;
 
-/// `--format json` streams: files are linted in batches in output order, each file's findings are
-/// rendered to JSON on the thread that linted it, and a writer thread writes each batch while the
-/// next one is linted, so the linting threads never wait for the output. At most two batches are
-/// in flight, so memory does not grow with the number of files. The bytes are those of
-/// `output::json::write`.
-fn run_json_streamed(a: &LintArgs, p: &Run) -> i32 {
-    let mut order: Vec<(String, &Input)> = p
-        .inputs
-        .iter()
-        .map(|i| (p.origin(i).display_name(), i))
-        .collect();
-    // The same order as the collected formats: by name, stable.
-    order.sort_by(|x, y| x.0.cmp(&y.0));
-    let threshold = threshold(a.report.fail_on);
-    let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Option<Linted>>>(1);
-    let (result, had_error, failing) = std::thread::scope(|s| {
-        let writer = s.spawn(move || write_batches(a, &p.walk_errors, received));
-        for batch in order.chunks(STREAM_BATCH) {
-            let done: Vec<Option<Linted>> = batch
-                .par_iter()
-                .map(|(_, input)| {
-                    let (loaded, cfg) = match p.load(input) {
-                        Err(e) => return Some(Err(e)),
-                        Ok(None) => return None,
-                        Ok(Some(l)) => l,
-                    };
-                    let report = lint_loaded(p, loaded, &cfg);
-                    // Only `--statistics` counts findings by rule.
-                    let codes: Vec<Code> = match a.report.statistics {
-                        true => report.findings.iter().map(|f| f.diagnostic.code).collect(),
-                        false => Vec::new(),
-                    };
-                    let fails = report
-                        .findings
-                        .iter()
-                        .any(|f| f.diagnostic.severity >= threshold);
-                    let fragment = output::json::Fragment::render(&report);
-                    let stats = report.stats;
-                    if report.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
-                        // A stream's tens of thousands of findings are freed on every thread.
-                        report.findings.into_par_iter().for_each(drop);
-                    }
-                    Some(Ok((fragment, stats, codes, fails)))
-                })
-                .collect();
-            // The writer stops at a write error; what is left is not linted.
-            if batches.send(done).is_err() {
-                break;
-            }
-        }
-        drop(batches);
-        writer.join().unwrap_or_else(|_| {
-            let e = std::io::Error::other("the output thread stopped");
-            (Err(e), true, false)
-        })
-    });
-    exit_code(result, had_error || p.had_error, || {
-        failing && !a.report.exit_zero
-    })
+/// The report of a run that streams: files are linted in batches in output order, each file's
+/// report is rendered on the thread that linted it, and a writer thread writes each batch while
+/// the next one is linted, so the linting threads never wait for the output. At most two
+/// batches are in flight, so memory does not grow with the number of files. The bytes are those
+/// of `output::write` over the same reports.
+struct Streamed<'a> {
+    a: &'a LintArgs,
+    p: &'a Run,
 }
 
-/// One file's JSON, counts, codes and whether a finding reaches `--fail-on`; or why it could not
-/// be read.
-type Linted = Result<(output::json::Fragment, Stats, Vec<Code>, bool), Error>;
+impl WithFormat for Streamed<'_> {
+    type Out = i32;
 
-/// The writer half of [`run_json_streamed`]: (write result, had an error, failing).
-fn write_batches(
+    fn with<F: output::Format>(self, format: F) -> i32 {
+        let (a, p) = (self.a, self.p);
+        let mut order: Vec<(String, &Input)> = p
+            .inputs
+            .iter()
+            .map(|i| (p.origin(i).display_name(), i))
+            .collect();
+        // The same order as the collected reports: by name, stable.
+        order.sort_by(|x, y| x.0.cmp(&y.0));
+        let threshold = threshold(a.report.fail_on);
+        let format = &format;
+        let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Option<Linted<F>>>>(1);
+        let (result, had_error, failing) = std::thread::scope(|s| {
+            let writer = s.spawn(move || write_batches(a, format, &p.walk_errors, received));
+            for batch in order.chunks(STREAM_BATCH) {
+                let done: Vec<Option<Linted<F>>> = batch
+                    .par_iter()
+                    .map(|(_, input)| {
+                        let (loaded, cfg) = match p.load(input) {
+                            Err(e) => return Some(Err(e)),
+                            Ok(None) => return None,
+                            Ok(Some(l)) => l,
+                        };
+                        let report = lint_loaded(p, loaded, &cfg);
+                        let fails = report
+                            .findings
+                            .iter()
+                            .any(|f| f.diagnostic.severity >= threshold);
+                        let piece = format.render(&report);
+                        let (stats, tally) = (report.stats, output::Tally::of(&report));
+                        if report.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
+                            // A stream's tens of thousands of findings are freed on every thread.
+                            report.findings.into_par_iter().for_each(drop);
+                        }
+                        Some(Ok((piece, stats, tally, fails)))
+                    })
+                    .collect();
+                // The writer stops at a write error; what is left is not linted.
+                if batches.send(done).is_err() {
+                    break;
+                }
+            }
+            drop(batches);
+            writer.join().unwrap_or_else(|_| {
+                let e = std::io::Error::other("the output thread stopped");
+                (Err(e), true, false)
+            })
+        });
+        exit_code(result, had_error || p.had_error, || {
+            failing && !a.report.exit_zero
+        })
+    }
+}
+
+/// One file's rendered report, counts, totals and whether a finding reaches `--fail-on`; or why
+/// it could not be read.
+type Linted<F> = Result<(<F as output::Format>::Piece, Stats, output::Tally, bool), Error>;
+
+/// The writer half of [`Streamed`]: (write result, had an error, failing).
+fn write_batches<F: output::Format>(
     a: &LintArgs,
+    format: &F,
     walk_errors: &[output::InputError],
-    batches: std::sync::mpsc::Receiver<Vec<Option<Linted>>>,
+    batches: std::sync::mpsc::Receiver<Vec<Option<Linted<F>>>>,
 ) -> (std::io::Result<()>, bool, bool) {
     let mut unread = walk_errors.to_vec();
     let mut had_error = false;
     let mut failing = false;
     let mut stats = Stats::default();
-    let mut counts: std::collections::BTreeMap<Code, usize> = Default::default();
+    let mut tally = output::Tally::default();
     let result = (|| -> std::io::Result<()> {
         let mut buf = open_output(a)?;
-        let mut stream = output::json::Stream::begin(&mut buf)?;
+        let mut state = format.begin(&mut buf)?;
         for done in batches {
-            let mut fragments = Vec::with_capacity(done.len());
+            let mut pieces = Vec::with_capacity(done.len());
             for d in done.into_iter().flatten() {
                 match d {
                     Err(e) => {
@@ -514,22 +525,24 @@ fn write_batches(
                         say!("error: {e}");
                         unread.push((&e).into());
                     }
-                    Ok((fragment, s, codes, fails)) => {
-                        fragments.push(fragment);
+                    Ok((piece, s, t, fails)) => {
+                        pieces.push(piece);
                         stats += s;
+                        tally.add(t);
                         failing |= fails;
-                        for c in codes {
-                            *counts.entry(c).or_default() += 1;
-                        }
                     }
                 }
             }
-            stream.push_all(&mut buf, &fragments)?;
+            format.push_batch(&mut state, pieces, &mut buf)?;
         }
-        stream.finish(&mut buf, stats, None, &unread)?;
-        if a.report.statistics {
-            say_raw!("{}", statistics(&counts));
-        }
+        let end = output::End {
+            stats,
+            tally: &tally,
+            fixed: None,
+            errors: &unread,
+        };
+        format.finish(state, &end, &mut buf)?;
+        write_statistics(a, &tally, &mut buf)?;
         buf.flush()
     })();
     (result, had_error, failing)
@@ -583,17 +596,83 @@ pub fn report(
         fixed,
         errors,
     };
-
-    let to_terminal = a.report.output.is_none() && std::io::stdout().is_terminal();
-    let color = to_terminal && !a.report.no_color && std::env::var_os("NO_COLOR").is_none();
     let threshold = threshold(a.report.fail_on);
-    exit_code(write_output(a, &run, color), had_error, || {
-        !a.report.exit_zero
-            && reports
-                .iter()
-                .flat_map(|r| &r.findings)
-                .any(|f| f.diagnostic.severity >= threshold)
-    })
+    exit_code(
+        with_format(a, Collected { a, run: &run }),
+        had_error,
+        || {
+            !a.report.exit_zero
+                && reports
+                    .iter()
+                    .flat_map(|r| &r.findings)
+                    .any(|f| f.diagnostic.severity >= threshold)
+        },
+    )
+}
+
+/// Something to do with the format `--format` names (each format is its own type).
+trait WithFormat {
+    type Out;
+    fn with<F: output::Format>(self, format: F) -> Self::Out;
+}
+
+/// Do `w` with the format the command line asks for, set up as it says.
+fn with_format<W: WithFormat>(a: &LintArgs, w: W) -> W::Out {
+    let summary = !a.report.quiet;
+    match a.report.format {
+        Format::Human => {
+            let to_terminal = a.report.output.is_none() && std::io::stdout().is_terminal();
+            let color = to_terminal && !a.report.no_color && std::env::var_os("NO_COLOR").is_none();
+            w.with(output::human::Human::new(&output::human::Options {
+                color,
+                width: terminal_width().unwrap_or(100),
+                summary,
+            }))
+        }
+        Format::Concise => w.with(output::concise::Concise { summary }),
+        Format::Json => w.with(output::json::Json),
+        Format::Sarif => w.with(output::sarif::Sarif::new()),
+        Format::Github => w.with(output::github::Github),
+        Format::Gitlab => w.with(output::gitlab::Gitlab::new()),
+        Format::Junit => w.with(output::xml::Junit),
+        Format::Checkstyle => w.with(output::xml::Checkstyle),
+    }
+}
+
+/// Writing reports already at hand (`--new-from-rev`, `fix`, `cluster`).
+struct Collected<'a> {
+    a: &'a LintArgs,
+    run: &'a output::Run<'a>,
+}
+
+impl WithFormat for Collected<'_> {
+    type Out = std::io::Result<()>;
+
+    fn with<F: output::Format>(self, format: F) -> std::io::Result<()> {
+        let mut buf = open_output(self.a)?;
+        let tally = output::write(format, self.run, &mut buf)?;
+        write_statistics(self.a, &tally, &mut buf)?;
+        buf.flush()
+    }
+}
+
+/// `--statistics`: findings per rule, after the report; on stderr for machine formats, so that
+/// stdout stays parseable.
+fn write_statistics(
+    a: &LintArgs,
+    tally: &output::Tally,
+    buf: &mut dyn Write,
+) -> std::io::Result<()> {
+    if !a.report.statistics {
+        return Ok(());
+    }
+    let text = statistics(&tally.by_code);
+    if a.report.format.is_machine() {
+        say_raw!("{text}");
+        Ok(())
+    } else {
+        buf.write_all(text.as_bytes())
+    }
 }
 
 /// 2 for a usage or I/O error (a closed pipe only ends the output early), else 1 when a finding
@@ -797,65 +876,6 @@ fn statistics(counts: &std::collections::BTreeMap<Code, usize>) -> String {
         text.push_str(&format!("{n:>6}  {code} {}\n", code.rule().name));
     }
     text
-}
-
-fn write_output(a: &LintArgs, run: &output::Run, color: bool) -> std::io::Result<()> {
-    let mut buf = open_output(a)?;
-    match a.report.format {
-        Format::Human => {
-            let width = terminal_width().unwrap_or(100);
-            output::human::write(
-                run,
-                &output::human::Options {
-                    color,
-                    width,
-                    summary: !a.report.quiet,
-                },
-                &mut buf,
-            )?;
-            let clean = run.reports.iter().all(|r| r.findings.is_empty());
-            if clean && !a.report.quiet && run.errors.is_empty() {
-                writeln!(
-                    buf,
-                    "no problems found in {} file{}",
-                    run.stats.files,
-                    if run.stats.files == 1 { "" } else { "s" }
-                )?;
-            }
-            if let Some(line) = output::unread_line(run.errors).filter(|_| !a.report.quiet) {
-                writeln!(buf, "{line}")?;
-            }
-        }
-        Format::Concise => {
-            output::concise::write(run, &mut buf)?;
-            if !a.report.quiet {
-                writeln!(buf, "{}", output::human::summary_line(run))?;
-                if let Some(line) = output::unread_line(run.errors) {
-                    writeln!(buf, "{line}")?;
-                }
-            }
-        }
-        Format::Json => output::json::write(run, &mut buf)?,
-        Format::Sarif => output::sarif::write(run, &mut buf)?,
-        Format::Github => output::github::write(run, &mut buf)?,
-        Format::Gitlab => output::gitlab::write(run, &mut buf)?,
-        Format::Junit => output::xml::write_junit(run, &mut buf)?,
-        Format::Checkstyle => output::xml::write_checkstyle(run, &mut buf)?,
-    }
-    if a.report.statistics {
-        let mut counts: std::collections::BTreeMap<Code, usize> = std::collections::BTreeMap::new();
-        for f in run.reports.iter().flat_map(|r| &r.findings) {
-            *counts.entry(f.diagnostic.code).or_default() += 1;
-        }
-        // Statistics go to stderr for machine formats so that stdout stays parseable.
-        let text = statistics(&counts);
-        if a.report.format.is_machine() {
-            say_raw!("{text}");
-        } else {
-            buf.write_all(text.as_bytes())?;
-        }
-    }
-    buf.flush()
 }
 
 fn terminal_width() -> Option<usize> {

@@ -3,10 +3,24 @@
 
 use std::io::Write;
 
-use super::Run;
+use super::{End, Format, Run};
+use crate::lint::FileReport;
 
-pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    for r in run.reports {
+/// The concise format; with `summary`, the closing counts and the line about unread inputs.
+pub struct Concise {
+    pub summary: bool,
+}
+
+impl Format for Concise {
+    type State = ();
+    type Piece = Vec<u8>;
+
+    fn begin(&self, _: &mut dyn Write) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn render(&self, r: &FileReport) -> Vec<u8> {
+        let mut out = Vec::new();
         for f in &r.findings {
             let d = &f.diagnostic;
             let rule = d.code.rule();
@@ -47,13 +61,33 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 rule.name,
                 d.message
             );
-            // Messages quote the input; nothing of it may act on a terminal or a CI log.
-            writeln!(
+            // Messages quote the input; nothing of it may act on a terminal or a CI log. Writing
+            // to a Vec cannot fail.
+            let _ = writeln!(
                 out,
                 "{}",
                 crate::text::printable_lines(&line.replace('\n', " "))
-            )?;
+            );
         }
+        out
     }
-    Ok(())
+
+    fn push(&self, _: &mut (), piece: Vec<u8>, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(&piece)
+    }
+
+    fn finish(&self, _: (), end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.summary {
+            writeln!(out, "{}", super::human::summary_line(end))?;
+            if let Some(line) = super::unread_line(end.errors) {
+                writeln!(out, "{line}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The findings alone, one line each.
+pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
+    super::write(Concise { summary: false }, run, out).map(drop)
 }

@@ -6,8 +6,9 @@
 
 use std::io::Write;
 
-use super::Run;
+use super::{End, Format};
 use crate::diagnostic::{Provenance, Severity};
+use crate::lint::FileReport;
 
 /// A value as a workflow command carries it; the other control characters (an escape sequence
 /// would colour or rewrite the log) shown as escapes.
@@ -23,8 +24,19 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    for r in run.reports {
+/// GitHub's workflow commands, one per finding.
+pub struct Github;
+
+impl Format for Github {
+    type State = ();
+    type Piece = Vec<u8>;
+
+    fn begin(&self, _: &mut dyn Write) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn render(&self, r: &FileReport) -> Vec<u8> {
+        let mut out = Vec::new();
         for f in &r.findings {
             let d = &f.diagnostic;
             let level = match d.severity {
@@ -41,7 +53,7 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
             if let Some(Provenance::Chart(c)) = d.provenance.as_deref() {
                 message.push_str(&format!("\nin the chart: {}", c.describe()));
             }
-            writeln!(
+            let _ = writeln!(
                 out,
                 "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
                 escape_property(&r.name),
@@ -51,10 +63,18 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 f.end.1,
                 escape_property(&title),
                 escape_data(&message)
-            )?;
+            );
         }
+        out
     }
-    Ok(())
+
+    fn push(&self, _: &mut (), piece: Vec<u8>, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(&piece)
+    }
+
+    fn finish(&self, _: (), _: &End, _: &mut dyn Write) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]

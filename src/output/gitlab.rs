@@ -9,10 +9,11 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::Run;
+use super::{End, Format};
 use crate::diagnostic::Severity;
+use crate::lint::FileReport;
 
 fn severity(s: Severity) -> &'static str {
     match s {
@@ -22,14 +23,44 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    let root = super::repo_root();
-    let mut issues = Vec::new();
-    for r in run.reports {
-        let path = super::repo_path(&root, r);
+/// GitLab's Code Quality report: a JSON array with one issue per finding.
+pub struct Gitlab {
+    root: std::path::PathBuf,
+}
+
+impl Gitlab {
+    pub fn new() -> Gitlab {
+        Gitlab {
+            root: super::repo_root(),
+        }
+    }
+}
+
+impl Default for Gitlab {
+    fn default() -> Gitlab {
+        Gitlab::new()
+    }
+}
+
+impl Format for Gitlab {
+    /// The file's issues, each as an array element one level deep.
+    type Piece = Vec<Vec<u8>>;
+    /// Whether an issue was written.
+    type State = bool;
+
+    fn begin(&self, out: &mut dyn Write) -> std::io::Result<bool> {
+        out.write_all(b"[")?;
+        Ok(false)
+    }
+
+    fn render(&self, r: &FileReport) -> Vec<Vec<u8>> {
+        let path = super::repo_path(&self.root, r);
         let mut seen: HashMap<u64, usize> = HashMap::new();
+        let mut issues = Vec::with_capacity(r.findings.len());
         for f in &r.findings {
             let d = &f.diagnostic;
+            // A fingerprint appears once per report: the second finding that shares one gets
+            // its rank after it.
             let rank = seen.entry(d.fingerprint).or_default();
             let fingerprint = if *rank == 0 {
                 format!("{:016x}", d.fingerprint)
@@ -37,15 +68,36 @@ pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 format!("{:016x}-{rank}", d.fingerprint)
             };
             *rank += 1;
-            issues.push(json!({
+            let issue = json!({
                 "description": format!("{}: {}", d.code, d.message),
                 "check_name": d.code.to_string(),
                 "fingerprint": fingerprint,
                 "severity": severity(d.severity),
                 "location": {"path": path, "lines": {"begin": f.start.0}},
-            }));
+            });
+            let mut bytes = Vec::new();
+            super::json::pretty_at(&mut bytes, &issue, 1);
+            issues.push(bytes);
         }
+        issues
     }
-    serde_json::to_writer_pretty(&mut *out, &Value::Array(issues))?;
-    writeln!(out)
+
+    fn push(
+        &self,
+        any: &mut bool,
+        issues: Vec<Vec<u8>>,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        for issue in issues {
+            out.write_all(if *any { b",\n  " } else { b"\n  " })?;
+            out.write_all(&issue)?;
+            *any = true;
+        }
+        Ok(())
+    }
+
+    fn finish(&self, any: bool, _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        // serde_json's pretty layout: `[]` when empty.
+        out.write_all(if any { b"\n]\n" } else { b"]\n" })
+    }
 }

@@ -9,7 +9,7 @@ use miette::{
     NamedSource, SourceCode, SourceSpan, SpanContents,
 };
 
-use super::{doc_url, Run};
+use super::{doc_url, End, Format, Run};
 use crate::diagnostic::{Provenance, Severity};
 use crate::lint::{FileReport, Finding};
 use crate::source::Source;
@@ -159,68 +159,102 @@ impl miette::Diagnostic for Report {
 pub struct Options {
     pub color: bool,
     pub width: usize,
-    /// Print the closing summary line (off with `--quiet`).
+    /// Print the closing lines: the rule docs and counts, or that nothing was found, and the
+    /// inputs left unread (off with `--quiet`).
     pub summary: bool,
 }
 
-pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<()> {
-    let theme = if opts.color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(opts.width)
-        .with_links(false)
-        .with_context_lines(1);
-    // Each finding is rendered on its own (miette's wrapping of the notes is most of a run's
-    // time), so they are rendered on every thread, a bounded chunk at a time, and written in order.
-    let shown: Vec<Option<Arc<Shown>>> = run
-        .reports
-        .iter()
-        .map(|r| {
-            r.source
-                .as_ref()
-                .filter(|s| !r.findings.is_empty() && looks_like_manifest(&s.text))
-                .map(|s| Arc::new(Shown::new(s)))
-        })
-        .collect();
-    let findings: Vec<(&FileReport, Option<&Arc<Shown>>, &Finding)> = run
-        .reports
-        .iter()
-        .zip(&shown)
-        .flat_map(|(r, s)| r.findings.iter().map(move |f| (r, s.as_ref(), f)))
-        .collect();
-    let total = findings.len();
-    let mut file: Option<&str> = None;
-    for chunk in findings.chunks(RENDER_CHUNK) {
-        let rendered: Vec<Result<String, std::fmt::Error>> = chunk
-            .par_iter()
-            .map(|&(r, shown, f)| render(&handler, r, shown, f))
-            .collect();
-        for (s, &(r, _, _)) in rendered.into_iter().zip(chunk) {
-            // Findings come grouped by file: a line names each file before its findings.
-            if file != Some(r.name.as_str()) {
-                file = Some(r.name.as_str());
-                let n = r.findings.len();
-                writeln!(out, "── {} ({n} problem{})", r.name, plural(n))?;
+/// The human format: each finding drawn by miette with its excerpt, grouped under a line per
+/// file, then the rule docs and the counts.
+pub struct Human {
+    handler: GraphicalReportHandler,
+    summary: bool,
+}
+
+impl Human {
+    pub fn new(opts: &Options) -> Human {
+        let theme = if opts.color {
+            GraphicalTheme::unicode()
+        } else {
+            GraphicalTheme::unicode_nocolor()
+        };
+        Human {
+            handler: GraphicalReportHandler::new_themed(theme)
+                .with_width(opts.width)
+                .with_links(false)
+                .with_context_lines(1),
+            summary: opts.summary,
+        }
+    }
+}
+
+impl Format for Human {
+    type State = ();
+    type Piece = std::io::Result<String>;
+
+    fn begin(&self, _: &mut dyn Write) -> std::io::Result<()> {
+        Ok(())
+    }
+
+    fn render(&self, r: &FileReport) -> std::io::Result<String> {
+        if r.findings.is_empty() {
+            return Ok(String::new());
+        }
+        let shown = r
+            .source
+            .as_ref()
+            .filter(|s| looks_like_manifest(&s.text))
+            .map(|s| Arc::new(Shown::new(s)));
+        let n = r.findings.len();
+        // Findings come grouped by file: a line names each file before its findings.
+        let mut out = format!("── {} ({n} problem{})\n", r.name, plural(n));
+        // Each finding is rendered on its own (miette's wrapping of the notes is most of a
+        // run's time): a file with many, such as a long stream, on every thread.
+        let one = |f: &Finding| render(&self.handler, r, shown.as_ref(), f);
+        let rendered: Vec<Result<String, std::fmt::Error>> = if n >= RENDER_PARALLEL {
+            r.findings.par_iter().map(one).collect()
+        } else {
+            r.findings.iter().map(one).collect()
+        };
+        for s in rendered {
+            out.push_str(&s.map_err(std::io::Error::other)?);
+        }
+        Ok(out)
+    }
+
+    fn push(
+        &self,
+        _: &mut (),
+        piece: std::io::Result<String>,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        out.write_all(piece?.as_bytes())
+    }
+
+    fn finish(&self, _: (), end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        if !self.summary {
+            return Ok(());
+        }
+        if end.tally.findings() > 0 {
+            // Each rule's documentation once per run, not under every finding.
+            writeln!(out, "rule docs:")?;
+            for &c in end.tally.by_code.keys() {
+                writeln!(out, "  {c} {}: {}", c.rule().name, doc_url(c))?;
             }
-            out.write_all(s.map_err(std::io::Error::other)?.as_bytes())?;
+            writeln!(out, "{}", summary_line(end))?;
+        } else if end.errors.is_empty() {
+            let files = end.stats.files;
+            writeln!(out, "no problems found in {files} file{}", plural(files))?;
         }
-    }
-    if total > 0 && opts.summary {
-        // Each rule's documentation once per run, not under every finding.
-        let mut codes: Vec<crate::diagnostic::Code> =
-            findings.iter().map(|(_, _, f)| f.diagnostic.code).collect();
-        codes.sort();
-        codes.dedup();
-        writeln!(out, "rule docs:")?;
-        for c in codes {
-            writeln!(out, "  {c} {}: {}", c.rule().name, doc_url(c))?;
+        if let Some(line) = super::unread_line(end.errors) {
+            writeln!(out, "{line}")?;
         }
-        writeln!(out, "{}", summary_line(run))?;
+        Ok(())
     }
-    Ok(())
+}
+
+pub fn write(run: &Run, opts: &Options, out: &mut dyn Write) -> std::io::Result<()> {
+    super::write(Human::new(opts), run, out).map(drop)
 }
 
 /// The plural ending of a count's noun: "1 file", "2 files".
@@ -232,8 +266,8 @@ pub(super) fn plural(n: usize) -> &'static str {
     }
 }
 
-/// Findings rendered at a time: enough for every thread, few enough to hold in memory.
-const RENDER_CHUNK: usize = 1024;
+/// From how many findings a file's are rendered on every thread.
+const RENDER_PARALLEL: usize = 64;
 
 /// A source as its excerpts show it: what acts on a terminal or a CI log (an escape sequence, a
 /// lone carriage return) written as an escape, and the shifts that move an offset of the
@@ -355,44 +389,31 @@ fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
     }
 }
 
-pub fn summary_line(run: &Run) -> String {
-    let (mut e, mut w, mut i) = (0, 0, 0);
-    for r in run.reports {
-        for f in &r.findings {
-            match f.diagnostic.severity {
-                Severity::Error => e += 1,
-                Severity::Warning => w += 1,
-                Severity::Info => i += 1,
-            }
-        }
-    }
-    let (mut safe, mut unsafe_) = (0, 0);
-    for f in run.reports.iter().flat_map(|r| &r.findings) {
-        match f.diagnostic.fix.as_ref().map(|x| x.applicability) {
-            Some(crate::diagnostic::Applicability::Safe) => safe += 1,
-            Some(crate::diagnostic::Applicability::Unsafe) => unsafe_ += 1,
-            None => {}
-        }
-    }
-    let fixable = match (safe, unsafe_) {
+/// The closing count: findings by severity, files, documents, containers, what is fixable, and
+/// what the Go judgements rest on.
+pub fn summary_line(end: &End) -> String {
+    let t = end.tally;
+    let (e, w, i) = (t.error, t.warning, t.info);
+    let fixable = match (t.safe_fixes, t.unsafe_fixes) {
         (0, 0) => String::new(),
         (0, u) => format!("; {u} fixable with `golint-k8s fix --unsafe-fixes`"),
         (s, 0) => format!("; {s} fixable with `golint-k8s fix`"),
         (s, u) => format!("; {s} fixable with `golint-k8s fix` ({u} more with `--unsafe-fixes`)"),
     };
+    let stats = &end.stats;
     format!(
         "found {} problem{} ({e} error{}, {w} warning{}, {i} info) in {} file{}, {} document{}, {} container{}{fixable}",
         e + w + i,
         plural(e + w + i),
         plural(e),
         plural(w),
-        run.stats.files,
-        plural(run.stats.files),
-        run.stats.documents,
-        plural(run.stats.documents),
-        run.stats.containers,
-        plural(run.stats.containers),
-    ) + &runtime_line(&run.stats)
+        stats.files,
+        plural(stats.files),
+        stats.documents,
+        plural(stats.documents),
+        stats.containers,
+        plural(stats.containers),
+    ) + &runtime_line(stats)
 }
 
 /// What the Go judgements of the run rest on, when some rest on the assumption or found programs

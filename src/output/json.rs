@@ -5,10 +5,10 @@ use std::io::Write;
 
 use serde::Serialize;
 
-use super::Run;
+use super::{End, Format, Run};
 use crate::diagnostic::{registry, Code};
-use crate::diagnostic::{Applicability, Provenance, Severity};
-use crate::lint::{FileReport, Finding, Stats};
+use crate::diagnostic::{Provenance, Severity};
+use crate::lint::{FileReport, Finding};
 
 // The document: {"version": 1, "tool": {"name", "version"}, "findings": [...], "summary": {...},
 // and from `fix` only, "fixed": [...]}. Written by [`Stream`].
@@ -42,39 +42,18 @@ struct Fixable {
     unsafe_: usize,
 }
 
-/// One file's findings as JSON array elements (each preceded by `,`), with the counts the summary
-/// needs. Built where the file is linted, so that a run streams: the text of each finding is
-/// produced in parallel, and no finding is kept once it is written.
+/// One file's findings as JSON array elements (each preceded by `,`). Built where the file is
+/// linted, so that a run streams: the text of each finding is produced in parallel, and no
+/// finding is kept once it is written.
 pub struct Fragment {
     /// The elements' bytes, in order: one piece, or one per chunk of a large file's findings
     /// (written one after the other rather than joined, which copied a whole stream's output).
     parts: Vec<Vec<u8>>,
-    findings: usize,
-    by_severity: BySeverity,
-    fixable: Fixable,
 }
 
 impl Fragment {
     pub fn render(r: &FileReport) -> Fragment {
-        let mut f = Fragment {
-            parts: Vec::new(),
-            findings: r.findings.len(),
-            by_severity: BySeverity::default(),
-            fixable: Fixable::default(),
-        };
-        for finding in &r.findings {
-            let d = &finding.diagnostic;
-            match d.severity {
-                Severity::Error => f.by_severity.error += 1,
-                Severity::Warning => f.by_severity.warning += 1,
-                Severity::Info => f.by_severity.info += 1,
-            }
-            match d.fix.as_ref().map(|x| x.applicability) {
-                Some(Applicability::Safe) => f.fixable.safe += 1,
-                Some(Applicability::Unsafe) => f.fixable.unsafe_ += 1,
-                None => {}
-            }
-        }
+        let mut f = Fragment { parts: Vec::new() };
         // The file's name is the same in every finding: escaped once.
         let mut name = Vec::with_capacity(r.name.len() + 2);
         string(&mut name, &r.name);
@@ -464,112 +443,107 @@ fn escape(out: &mut Vec<u8>, b: u8) {
 
 /// The JSON document written piece by piece: the head, each file's [`Fragment`] in file order,
 /// then the summary. The bytes are those of one pretty-printed document.
-pub struct Stream {
-    summary: Summary,
-}
+pub struct Json;
 
-impl Stream {
-    pub fn begin(out: &mut dyn Write) -> std::io::Result<Stream> {
+impl Format for Json {
+    type Piece = Fragment;
+    /// Whether a finding was written.
+    type State = bool;
+
+    fn begin(&self, out: &mut dyn Write) -> std::io::Result<bool> {
         write!(
             out,
             "{{\n  \"version\": 1,\n  \"tool\": {{\n    \"name\": \"golint-k8s\",\n    \"version\": \"{}\"\n  }},\n  \"findings\": [",
             env!("CARGO_PKG_VERSION")
         )?;
-        Ok(Stream {
-            summary: Summary::default(),
-        })
+        Ok(false)
     }
 
-    pub fn push(&mut self, out: &mut dyn Write, f: &Fragment) -> std::io::Result<()> {
-        self.push_all(out, [f])
+    fn render(&self, r: &FileReport) -> Fragment {
+        Fragment::render(r)
     }
 
-    /// Several files' fragments, in order, in one vectored write (or a few, where the output
-    /// takes fewer pieces at once) instead of a system call per file.
-    pub fn push_all<'f>(
-        &mut self,
+    fn push(&self, any: &mut bool, f: Fragment, out: &mut dyn Write) -> std::io::Result<()> {
+        push_all(any, out, &[f])
+    }
+
+    fn push_batch(
+        &self,
+        any: &mut bool,
+        fragments: Vec<Fragment>,
         out: &mut dyn Write,
-        fragments: impl IntoIterator<Item = &'f Fragment>,
     ) -> std::io::Result<()> {
-        let mut slices = Vec::new();
-        for f in fragments {
-            for (i, part) in f.parts.iter().enumerate() {
-                // The first element of the array has no comma before it.
-                let skip = usize::from(i == 0 && self.summary.findings == 0);
-                slices.push(std::io::IoSlice::new(part.get(skip..).unwrap_or_default()));
-            }
-            self.count(f);
-        }
-        let mut rest = slices.as_mut_slice();
-        while !rest.is_empty() {
-            match out.write_vectored(rest) {
-                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-                Ok(n) => std::io::IoSlice::advance_slices(&mut rest, n),
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(())
+        push_all(any, out, &fragments)
     }
 
-    fn count(&mut self, f: &Fragment) {
-        let s = &mut self.summary;
-        s.findings += f.findings;
-        s.by_severity.error += f.by_severity.error;
-        s.by_severity.warning += f.by_severity.warning;
-        s.by_severity.info += f.by_severity.info;
-        s.fixable.safe += f.fixable.safe;
-        s.fixable.unsafe_ += f.fixable.unsafe_;
-    }
-
-    pub fn finish(
-        mut self,
-        out: &mut dyn Write,
-        stats: Stats,
-        fixed: Option<&[super::FixedOut]>,
-        errors: &[super::InputError],
-    ) -> std::io::Result<()> {
-        if self.summary.findings > 0 {
+    fn finish(&self, any: bool, end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        if any {
             out.write_all(b"\n  ")?;
         }
         out.write_all(b"],\n  \"summary\": ")?;
-        self.summary.files = stats.files;
-        self.summary.documents = stats.documents;
-        self.summary.objects = stats.objects;
-        self.summary.containers = stats.containers;
-        self.summary.assumed_go_containers = stats.assumed_go;
-        self.summary.self_sizing_containers = stats.self_sizing;
+        let (stats, t) = (end.stats, end.tally);
+        let summary = Summary {
+            files: stats.files,
+            documents: stats.documents,
+            objects: stats.objects,
+            containers: stats.containers,
+            assumed_go_containers: stats.assumed_go,
+            self_sizing_containers: stats.self_sizing,
+            findings: t.findings(),
+            by_severity: BySeverity {
+                error: t.error,
+                warning: t.warning,
+                info: t.info,
+            },
+            fixable: Fixable {
+                safe: t.safe_fixes,
+                unsafe_: t.unsafe_fixes,
+            },
+        };
         let mut tail = Vec::new();
-        let _ = self
-            .summary
-            .serialize(&mut serde_json::Serializer::with_formatter(
-                &mut tail,
-                Pretty::at(1),
-            ));
-        if let Some(fixed) = fixed {
+        pretty_at(&mut tail, &summary, 1);
+        if let Some(fixed) = end.fixed {
             tail.extend_from_slice(b",\n  \"fixed\": ");
-            let _ = fixed.serialize(&mut serde_json::Serializer::with_formatter(
-                &mut tail,
-                Pretty::at(1),
-            ));
+            pretty_at(&mut tail, &fixed, 1);
         }
         // Inputs that could not be read: a report without them would look clean.
         tail.extend_from_slice(b",\n  \"errors\": ");
-        let _ = errors.serialize(&mut serde_json::Serializer::with_formatter(
-            &mut tail,
-            Pretty::at(1),
-        ));
+        pretty_at(&mut tail, &end.errors, 1);
         out.write_all(&tail)?;
         out.write_all(b"\n}\n")
     }
 }
 
-pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    let mut stream = Stream::begin(out)?;
-    for r in run.reports {
-        stream.push(out, &Fragment::render(r))?;
+/// Several files' fragments, in order, in one vectored write (or a few, where the output takes
+/// fewer pieces at once) instead of a system call per file. `any`: whether a finding was written.
+pub fn push_all(
+    any: &mut bool,
+    out: &mut dyn Write,
+    fragments: &[Fragment],
+) -> std::io::Result<()> {
+    let mut slices = Vec::new();
+    for f in fragments {
+        for part in &f.parts {
+            // The first element of the array has no comma before it.
+            let skip = usize::from(!*any);
+            slices.push(std::io::IoSlice::new(part.get(skip..).unwrap_or_default()));
+            *any = true;
+        }
     }
-    stream.finish(out, run.stats, run.fixed, run.errors)
+    let mut rest = slices.as_mut_slice();
+    while !rest.is_empty() {
+        match out.write_vectored(rest) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => std::io::IoSlice::advance_slices(&mut rest, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
+    super::write(Json, run, out).map(drop)
 }
 
 /// serde_json's pretty layout (two spaces), starting `level` levels deep, so that a value can be
@@ -668,7 +642,9 @@ impl serde_json::ser::Formatter for Pretty {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostic::{ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, Provenance};
+    use crate::diagnostic::{
+        Applicability, ChartOrigin, ClusterRef, Diagnostic, Edit, Fix, Provenance,
+    };
     use crate::k8s::ObjectRef;
 
     /// The finding as the generic serializer writes it: the reference for `write_finding`.
@@ -863,27 +839,23 @@ mod tests {
                 Ok(())
             }
         }
-        let fragment = |parts: &[&str], findings| Fragment {
+        let fragment = |parts: &[&str]| Fragment {
             parts: parts.iter().map(|p| p.as_bytes().to_vec()).collect(),
-            findings,
-            by_severity: BySeverity::default(),
-            fixable: Fixable::default(),
         };
         let fragments = [
-            fragment(&[",\n    {a}", ",\n    {bb}"], 2),
-            fragment(&[], 0),
-            fragment(&[",\n    {ccc-a-longer-piece-than-one-write}"], 1),
+            fragment(&[",\n    {a}", ",\n    {bb}"]),
+            fragment(&[]),
+            fragment(&[",\n    {ccc-a-longer-piece-than-one-write}"]),
         ];
         let mut out = Trickle(Vec::new());
-        let mut stream = Stream::begin(&mut out).unwrap();
+        let mut any = Json.begin(&mut out).unwrap();
         let start = out.0.len();
-        stream.push_all(&mut out, &fragments[..1]).unwrap();
-        stream.push_all(&mut out, &fragments[1..]).unwrap();
+        push_all(&mut any, &mut out, &fragments[..1]).unwrap();
+        push_all(&mut any, &mut out, &fragments[1..]).unwrap();
         assert_eq!(
             String::from_utf8(out.0[start..].to_vec()).unwrap(),
             "\n    {a},\n    {bb},\n    {ccc-a-longer-piece-than-one-write}"
         );
-        assert_eq!(stream.summary.findings, 3);
     }
 
     #[test]

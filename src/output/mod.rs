@@ -1,4 +1,7 @@
-//! Output formats. Findings arrive positioned (line/column) and sorted; each format only renders.
+//! Output formats. Every format is a [`Format`]: it renders one file's report at a time, on the
+//! thread that linted it, and writes the rendered pieces in file order, so a run streams its
+//! report as it lints; the totals come last ([`End`]). Findings arrive positioned (line/column)
+//! and sorted; a format only renders.
 
 pub mod concise;
 pub mod github;
@@ -8,7 +11,131 @@ pub mod json;
 pub mod sarif;
 pub mod xml;
 
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use rayon::prelude::*;
+
+use crate::diagnostic::{Applicability, Code, Severity};
 use crate::lint::{FileReport, Stats};
+
+/// One output format, fed as a run produces its reports: [`Format::begin`], then each file's
+/// report rendered by [`Format::render`] (on any thread; it sees nothing but the report) and
+/// written by [`Format::push`] in file order, then [`Format::finish`] with the run's totals. The
+/// format itself holds only settings, so the threads that render and the one that writes share
+/// it; what the document being written needs to remember is its [`Format::State`]. A format
+/// whose layout puts totals before the files (JUnit's counts) keeps its pieces there until
+/// `finish`; every other one writes them as they come.
+pub trait Format: Sync {
+    /// One file's report, rendered.
+    type Piece: Send;
+    /// What the document being written remembers between pieces.
+    type State: Send;
+    fn begin(&self, out: &mut dyn Write) -> std::io::Result<Self::State>;
+    fn render(&self, report: &FileReport) -> Self::Piece;
+    fn push(
+        &self,
+        state: &mut Self::State,
+        piece: Self::Piece,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()>;
+    /// Several files' pieces, in order: a format may write them at once.
+    fn push_batch(
+        &self,
+        state: &mut Self::State,
+        pieces: Vec<Self::Piece>,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        pieces
+            .into_iter()
+            .try_for_each(|piece| self.push(state, piece, out))
+    }
+    fn finish(&self, state: Self::State, end: &End, out: &mut dyn Write) -> std::io::Result<()>;
+}
+
+/// What a format learns once every file is pushed: the run's counts, its findings' totals, what
+/// `fix` applied, and the inputs that could not be read.
+pub struct End<'a> {
+    pub stats: Stats,
+    pub tally: &'a Tally,
+    pub fixed: Option<&'a [FixedOut]>,
+    pub errors: &'a [InputError],
+}
+
+/// The totals of findings, summed file by file as reports arrive: by severity, by fix, by rule.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    pub error: usize,
+    pub warning: usize,
+    pub info: usize,
+    pub safe_fixes: usize,
+    pub unsafe_fixes: usize,
+    /// Findings per rule (the human format's rule docs, `--statistics`).
+    pub by_code: BTreeMap<Code, usize>,
+}
+
+impl Tally {
+    pub fn of(r: &FileReport) -> Tally {
+        let mut t = Tally::default();
+        for f in &r.findings {
+            let d = &f.diagnostic;
+            match d.severity {
+                Severity::Error => t.error += 1,
+                Severity::Warning => t.warning += 1,
+                Severity::Info => t.info += 1,
+            }
+            match d.fix.as_ref().map(|x| x.applicability) {
+                Some(Applicability::Safe) => t.safe_fixes += 1,
+                Some(Applicability::Unsafe) => t.unsafe_fixes += 1,
+                None => {}
+            }
+            *t.by_code.entry(d.code).or_default() += 1;
+        }
+        t
+    }
+
+    pub fn add(&mut self, other: Tally) {
+        self.error += other.error;
+        self.warning += other.warning;
+        self.info += other.info;
+        self.safe_fixes += other.safe_fixes;
+        self.unsafe_fixes += other.unsafe_fixes;
+        for (code, n) in other.by_code {
+            *self.by_code.entry(code).or_default() += n;
+        }
+    }
+
+    pub fn findings(&self) -> usize {
+        self.error + self.warning + self.info
+    }
+}
+
+/// Write reports already at hand through `format`: rendered in parallel a bounded chunk at a
+/// time, pushed in order. A streaming front end calls the trait's methods itself.
+/// Returns the findings' totals.
+pub fn write<F: Format>(format: F, run: &Run, out: &mut dyn Write) -> std::io::Result<Tally> {
+    let mut state = format.begin(out)?;
+    let mut tally = Tally::default();
+    for chunk in run.reports.chunks(RENDER_CHUNK) {
+        let (pieces, tallies): (Vec<F::Piece>, Vec<Tally>) = chunk
+            .par_iter()
+            .map(|r| (format.render(r), Tally::of(r)))
+            .unzip();
+        format.push_batch(&mut state, pieces, out)?;
+        tallies.into_iter().for_each(|t| tally.add(t));
+    }
+    let end = End {
+        stats: run.stats,
+        tally: &tally,
+        fixed: run.fixed,
+        errors: run.errors,
+    };
+    format.finish(state, &end, out)?;
+    Ok(tally)
+}
+
+/// Files rendered at a time by [`write`]: enough for every thread, few enough to hold in memory.
+const RENDER_CHUNK: usize = 512;
 
 /// Where a rule's documentation lives on the web (also shown by `golint-k8s explain`).
 pub const DOCS_BASE: &str = "https://github.com/golint-k8s/golint-k8s/blob/main/rules/";
@@ -47,8 +174,8 @@ pub(crate) fn slash_path(rel: &std::path::Path) -> String {
     parts.join("/")
 }
 
-/// Everything a format needs: reports sorted by file name, totals, the inputs that could not be
-/// read, and for `fix` what it applied.
+/// A run's reports at hand, for [`write`]: sorted by file name, with the totals, the inputs that
+/// could not be read, and for `fix` what it applied.
 pub struct Run<'a> {
     pub reports: &'a [FileReport],
     pub stats: Stats,

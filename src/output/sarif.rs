@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::{doc_url, Run};
+use super::{doc_url, End, Format, Run};
 use crate::diagnostic::registry::{Rule, RULES};
 use crate::diagnostic::{Applicability, Severity};
 use crate::lint::{FileReport, Finding};
@@ -187,53 +187,99 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
     r
 }
 
-pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    use rayon::prelude::*;
-    let root = super::repo_root();
-    let root_uri = format!(
-        "file://{}/",
-        encode_uri_path(root.to_string_lossy().trim_end_matches('/'))
-    );
-    // The results are most of the log: each is built and written on any thread, at its depth in
-    // the document (runs[0].results[i], four levels), and spliced into the rest, which serde
-    // writes around a placeholder. The bytes are those of the whole log written at once.
-    let results: Vec<Vec<u8>> = run
-        .reports
-        .par_iter()
-        .flat_map_iter(|report| {
-            let location = artifact_location(report, &root);
-            let root = &root;
-            report.findings.iter().map(move |f| {
+/// A SARIF 2.1.0 log. The results are most of it: each file's are built on the thread that
+/// linted it, at their depth in the document (runs[0].results[i], four levels), and written
+/// into the rest, which serde writes around a placeholder. The bytes are those of the whole log
+/// written at once.
+pub struct Sarif {
+    root: std::path::PathBuf,
+}
+
+/// The log after the results, written by `finish`, and whether a result was written.
+pub struct Written {
+    tail: Vec<u8>,
+    any: bool,
+}
+
+impl Sarif {
+    pub fn new() -> Sarif {
+        Sarif {
+            root: super::repo_root(),
+        }
+    }
+}
+
+impl Default for Sarif {
+    fn default() -> Sarif {
+        Sarif::new()
+    }
+}
+
+impl Format for Sarif {
+    type Piece = Vec<Vec<u8>>;
+    type State = Written;
+
+    fn begin(&self, out: &mut dyn Write) -> std::io::Result<Written> {
+        let root_uri = format!(
+            "file://{}/",
+            encode_uri_path(self.root.to_string_lossy().trim_end_matches('/'))
+        );
+        let log = log(&root_uri, json!(RESULTS_HERE));
+        let text = serde_json::to_vec_pretty(&log).map_err(std::io::Error::other)?;
+        let placeholder = format!("\"{RESULTS_HERE}\"");
+        let at = text
+            .windows(placeholder.len())
+            .position(|w| w == placeholder.as_bytes())
+            .ok_or_else(|| std::io::Error::other("the SARIF results placeholder is missing"))?;
+        out.write_all(&text[..at])?;
+        out.write_all(b"[")?;
+        Ok(Written {
+            tail: text[at + placeholder.len()..].to_vec(),
+            any: false,
+        })
+    }
+
+    fn render(&self, report: &FileReport) -> Vec<Vec<u8>> {
+        let location = artifact_location(report, &self.root);
+        report
+            .findings
+            .iter()
+            .map(|f| {
                 let mut bytes = Vec::with_capacity(2048);
-                super::json::pretty_at(&mut bytes, &result(f, &location, root), 4);
+                super::json::pretty_at(&mut bytes, &result(f, &location, &self.root), 4);
                 bytes
             })
-        })
-        .collect();
-    let log = log(&root_uri, json!(RESULTS_HERE));
-    let text = serde_json::to_vec_pretty(&log).map_err(std::io::Error::other)?;
-    let placeholder = format!("\"{RESULTS_HERE}\"");
-    let at = text
-        .windows(placeholder.len())
-        .position(|w| w == placeholder.as_bytes())
-        .ok_or_else(|| std::io::Error::other("the SARIF results placeholder is missing"))?;
-    out.write_all(&text[..at])?;
-    if results.is_empty() {
-        out.write_all(b"[]")?;
-    } else {
-        out.write_all(b"[")?;
-        for (i, r) in results.iter().enumerate() {
-            out.write_all(if i == 0 {
-                b"\n        "
-            } else {
-                b",\n        "
-            })?;
-            out.write_all(r)?;
-        }
-        out.write_all(b"\n      ]")?;
+            .collect()
     }
-    out.write_all(&text[at + placeholder.len()..])?;
-    writeln!(out)
+
+    fn push(
+        &self,
+        w: &mut Written,
+        results: Vec<Vec<u8>>,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        for r in results {
+            out.write_all(if w.any { b",\n        " } else { b"\n        " })?;
+            out.write_all(&r)?;
+            w.any = true;
+        }
+        Ok(())
+    }
+
+    fn finish(&self, w: Written, _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        // serde_json's pretty layout: `[]` when empty.
+        if w.any {
+            out.write_all(b"\n      ]")?;
+        } else {
+            out.write_all(b"]")?;
+        }
+        out.write_all(&w.tail)?;
+        writeln!(out)
+    }
+}
+
+pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
+    super::write(Sarif::new(), run, out).map(drop)
 }
 
 /// The whole log around `results`.

@@ -7,8 +7,10 @@
 
 use std::io::Write;
 
-use super::Run;
+use super::{End, Format};
 use crate::diagnostic::Severity;
+use crate::lint::FileReport;
+use std::fmt::Write as _;
 
 /// Text for an XML attribute or element. XML 1.0 cannot hold most control characters even as
 /// references, so they are written as Rust escapes, as file names are in every text output.
@@ -30,36 +32,49 @@ fn escape(s: &str) -> String {
     out
 }
 
-pub fn write_junit(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    let failures: usize = run.reports.iter().map(|r| r.findings.len()).sum();
-    let tests: usize = run.reports.iter().map(|r| r.findings.len().max(1)).sum();
-    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(
-        out,
-        r#"<testsuites name="golint-k8s" tests="{tests}" failures="{failures}" errors="0">"#
-    )?;
-    for r in run.reports {
+/// JUnit XML. Its root element carries the totals, so the files' suites wait for `finish`.
+pub struct Junit;
+
+/// The suites held back, and the totals the root element will carry.
+#[derive(Default)]
+pub struct Suites {
+    suites: Vec<String>,
+    tests: usize,
+    failures: usize,
+}
+
+impl Format for Junit {
+    /// A file's test suite, its tests and its failures.
+    type Piece = (String, usize, usize);
+    type State = Suites;
+
+    fn begin(&self, _: &mut dyn Write) -> std::io::Result<Suites> {
+        Ok(Suites::default())
+    }
+
+    fn render(&self, r: &FileReport) -> (String, usize, usize) {
+        let mut out = String::new();
         let name = escape(&r.name);
         let n = r.findings.len();
-        writeln!(
+        let _ = writeln!(
             out,
             r#"  <testsuite name="{name}" tests="{}" failures="{n}" errors="0">"#,
             n.max(1)
-        )?;
+        );
         if r.findings.is_empty() {
-            writeln!(
+            let _ = writeln!(
                 out,
                 r#"    <testcase name="golint-k8s" classname="{name}" file="{name}"/>"#
-            )?;
+            );
         }
         for f in &r.findings {
             let d = &f.diagnostic;
-            writeln!(
+            let _ = writeln!(
                 out,
                 r#"    <testcase name="{} {}:{}:{}" classname="{name}" file="{name}" line="{}">"#,
                 d.code, name, f.start.0, f.start.1, f.start.0
-            )?;
-            writeln!(
+            );
+            let _ = writeln!(
                 out,
                 r#"      <failure message="{}" type="{} {}">{}:{}:{}: {}</failure>"#,
                 escape(&d.message),
@@ -69,19 +84,59 @@ pub fn write_junit(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 f.start.0,
                 f.start.1,
                 escape(&d.message_with_notes())
-            )?;
-            writeln!(out, "    </testcase>")?;
+            );
+            out.push_str("    </testcase>\n");
         }
-        writeln!(out, "  </testsuite>")?;
+        out.push_str("  </testsuite>\n");
+        // A file without findings is one passing test.
+        (out, n.max(1), n)
     }
-    writeln!(out, "</testsuites>")
+
+    fn push(
+        &self,
+        held: &mut Suites,
+        suite: (String, usize, usize),
+        _: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let (suite, tests, failures) = suite;
+        held.suites.push(suite);
+        held.tests += tests;
+        held.failures += failures;
+        Ok(())
+    }
+
+    fn finish(&self, held: Suites, _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        let (tests, failures) = (held.tests, held.failures);
+        writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+        writeln!(
+            out,
+            r#"<testsuites name="golint-k8s" tests="{tests}" failures="{failures}" errors="0">"#
+        )?;
+        for suite in &held.suites {
+            out.write_all(suite.as_bytes())?;
+        }
+        writeln!(out, "</testsuites>")
+    }
 }
 
-pub fn write_checkstyle(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
-    writeln!(out, r#"<checkstyle version="4.3">"#)?;
-    for r in run.reports.iter().filter(|r| !r.findings.is_empty()) {
-        writeln!(out, r#"  <file name="{}">"#, escape(&r.name))?;
+/// Checkstyle XML: a `file` element for each file with findings.
+pub struct Checkstyle;
+
+impl Format for Checkstyle {
+    type State = ();
+    type Piece = String;
+
+    fn begin(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+        writeln!(out, r#"<checkstyle version="4.3">"#)
+    }
+
+    fn render(&self, r: &FileReport) -> String {
+        let mut out = String::new();
+        if r.findings.is_empty() {
+            return out;
+        }
+        let _ = writeln!(out, r#"  <file name="{}">"#, escape(&r.name));
         for f in &r.findings {
             let d = &f.diagnostic;
             let severity = match d.severity {
@@ -89,16 +144,24 @@ pub fn write_checkstyle(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
                 Severity::Warning => "warning",
                 Severity::Info => "info",
             };
-            writeln!(
+            let _ = writeln!(
                 out,
                 r#"    <error line="{}" column="{}" severity="{severity}" message="{}" source="golint-k8s.{}"/>"#,
                 f.start.0,
                 f.start.1,
                 escape(&d.message),
                 d.code
-            )?;
+            );
         }
-        writeln!(out, "  </file>")?;
+        out.push_str("  </file>\n");
+        out
     }
-    writeln!(out, "</checkstyle>")
+
+    fn push(&self, _: &mut (), file: String, out: &mut dyn Write) -> std::io::Result<()> {
+        out.write_all(file.as_bytes())
+    }
+
+    fn finish(&self, _: (), _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "</checkstyle>")
+    }
 }
