@@ -34,8 +34,8 @@ pub mod project;
 pub mod rules;
 pub mod run;
 pub mod runtime;
-pub mod source;
 pub mod suppress;
-pub mod text;
 pub mod walk;
-pub mod yaml;
+
+// The syntax layer is its own crate (crates/syntax); its modules keep their paths here.
+pub use golint_k8s_syntax::{source, text, yaml};
