@@ -1,11 +1,11 @@
 //! GK101 memory-limit-without-gomemlimit: a memory limit with no GOMEMLIMIT leaves the Go GC
 //! pacing by GOGC alone, blind to the cgroup limit, so the heap can outgrow it before a collection.
 //! A GOMEMLIMIT of `""` or `off` is no limit to the runtime (`readGOMEMLIMIT`), so it counts as
-//! none.
+//! none; and a Go release before 1.19 ignores the variable, so there the advice is another.
 
 use super::Code;
 use super::ContainerCtx;
-use crate::config::MemLimitStrategy;
+use crate::config::{GoVersion, MemLimitStrategy};
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::edit::emit::{add_env, NewValue, Skip};
 use crate::edit::replace_scalar;
@@ -36,21 +36,30 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         return;
     }
     let bytes = limit.quantity.value_ceil();
-    let message = [
-        "memory limit ",
-        limit.text,
-        " (",
-        &describe_bytes(bytes),
-        ") but no GOMEMLIMIT: the Go GC paces by GOGC alone and lets the heap grow past the limit before it collects, so the kernel OOM-kills the container",
-    ]
-    .concat();
+    let message = match old_go(cx) {
+        Some(v) => [
+            "memory limit ",
+            limit.text,
+            " (",
+            &describe_bytes(bytes),
+            ") with Go ",
+            &v.to_string(),
+            ", which has no GOMEMLIMIT: the Go GC paces by GOGC alone and lets the heap grow past the limit before it collects, so the kernel OOM-kills the container",
+        ]
+        .concat(),
+        None => [
+            "memory limit ",
+            limit.text,
+            " (",
+            &describe_bytes(bytes),
+            ") but no GOMEMLIMIT: the Go GC paces by GOGC alone and lets the heap grow past the limit before it collects, so the kernel OOM-kills the container",
+        ]
+        .concat(),
+    };
     let mut d = cx
         .go_diag(Code::GK101, cx.value_anchor(limit), message)
         .note(advice(cx, bytes));
     d = d.origin(cx.y, limit, "memory limit");
-    if cx.go.version_below(GO_1_19) {
-        d = d.note("GOMEMLIMIT exists since Go 1.19; the declared version ignores it, so upgrade Go to make the limit count");
-    }
     if let Some(n) = cx.unresolved_env_from_note() {
         d = d.note(n);
     }
@@ -103,23 +112,42 @@ fn written_as_no_limit(
     out.push(d.fix_or_note(set_gomemlimit(cx, var, bytes)));
 }
 
-/// What keeps the container from the OOM kill: GOMEMLIMIT at the configured ratio.
+/// The Go version when it is known to be older than 1.19, which ignores GOMEMLIMIT.
+fn old_go(cx: &ContainerCtx) -> Option<GoVersion> {
+    cx.go.version.filter(|v| *v < GO_1_19)
+}
+
+/// What keeps the container from the OOM kill: GOMEMLIMIT at the configured ratio, or, where
+/// the Go release predates it, a newer Go or a lower GOGC.
 fn advice(cx: &ContainerCtx, bytes: i128) -> String {
     let target = gomemlimit_for(bytes, cx.cfg.gomemlimit_ratio);
     let share = whole(cx.cfg.gomemlimit_ratio * 100.0);
-    [
-        "set GOMEMLIMIT to \"",
-        &target,
-        "\" (",
-        &share,
-        " % of the limit), leaving headroom for memory the Go runtime does not manage",
-    ]
-    .concat()
+    match old_go(cx) {
+        Some(v) => [
+            "Go ",
+            &v.to_string(),
+            " ignores GOMEMLIMIT (it exists since Go 1.19): upgrade Go to 1.19 or later and set GOMEMLIMIT to \"",
+            &target,
+            "\" (",
+            &share,
+            " % of the limit), or until then lower GOGC (GOGC=50 lets the heap grow to 1.5 times the live heap instead of 2) or raise the limit",
+        ]
+        .concat(),
+        None => [
+            "set GOMEMLIMIT to \"",
+            &target,
+            "\" (",
+            &share,
+            " % of the limit), leaving headroom for memory the Go runtime does not manage",
+        ]
+        .concat(),
+    }
 }
 
 /// Replace a GOMEMLIMIT of `""` or `off` with the configured share of the limit. Unsafe: the
 /// value was written, perhaps on purpose, and the fix overrides it.
 fn set_gomemlimit(cx: &ContainerCtx, var: &EnvVar, bytes: i128) -> Result<Fix, Skip> {
+    refuse_old_go(cx)?;
     if cx.cfg.gomemlimit_strategy == MemLimitStrategy::FieldRef {
         return Err("not fixed automatically: with gomemlimit.strategy field-ref, replace the value with a resourceFieldRef to limits.memory".into());
     }
@@ -144,9 +172,21 @@ fn set_gomemlimit(cx: &ContainerCtx, var: &EnvVar, bytes: i128) -> Result<Fix, S
     })
 }
 
+/// A release before 1.19 never reads GOMEMLIMIT: writing it would change nothing, and a fix
+/// that claims to guard against the OOM kill must not be offered.
+fn refuse_old_go(cx: &ContainerCtx) -> Result<(), Skip> {
+    match old_go(cx) {
+        Some(v) => Err(format!(
+            "not fixed automatically: Go {v} ignores GOMEMLIMIT, so setting it would not prevent the OOM kill"
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The fix GK101 and GK107 share: add GOMEMLIMIT at the configured ratio of the memory limit (or,
 /// with `gomemlimit.strategy: field-ref`, from the downward API), in the container's env style.
 pub(super) fn add_gomemlimit(cx: &ContainerCtx, limit: &EffectiveValue) -> Result<Fix, Skip> {
+    refuse_old_go(cx)?;
     let target = gomemlimit_for(limit.quantity.value_ceil(), cx.cfg.gomemlimit_ratio);
     // The downward API sees a limit the container has after admission (its own, a LimitRange
     // default, a pod-level limit); it never sees anything else.

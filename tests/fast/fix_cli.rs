@@ -972,3 +972,41 @@ fn gomemlimit_off_or_empty_under_a_memory_limit_is_reported_and_fixed_unsafely()
     assert_eq!(fixed, want);
     assert!(gk101_findings(dir.path(), &[]).is_empty());
 }
+
+#[test]
+fn go_before_1_19_gets_no_gomemlimit_and_is_told_to_upgrade_or_lower_gogc() {
+    let dir = dir_with(&[("d.yaml", SAFE.as_bytes())]);
+    let found = gk101_findings(dir.path(), &["--go-version", "1.18"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    let m = f["message"].as_str().unwrap();
+    assert!(m.contains("Go 1.18, which has no GOMEMLIMIT"), "{m}");
+    let notes: Vec<&str> = f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let advice = notes.join("\n");
+    assert!(advice.contains("upgrade Go to 1.19 or later"), "{advice}");
+    assert!(advice.contains("lower GOGC"), "{advice}");
+    assert!(!advice.contains("leaving headroom"), "{advice}");
+    assert!(f["fix"].is_null(), "{f:#?}");
+    // Neither a safe nor an unsafe run adds a variable the runtime would ignore.
+    run_in(
+        dir.path(),
+        &[
+            "fix",
+            "--unsafe-fixes",
+            "--select",
+            "GK101",
+            "--go-version",
+            "1.18",
+            "d.yaml",
+        ],
+    );
+    assert_eq!(read(&dir, "d.yaml"), SAFE);
+    // From 1.19 on the variable counts, and the fix adds it.
+    let found = gk101_findings(dir.path(), &["--go-version", "1.19"]);
+    assert_eq!(found[0]["fix"]["applicability"], "safe", "{found:#?}");
+}
