@@ -1010,3 +1010,16 @@ fn go_before_1_19_gets_no_gomemlimit_and_is_told_to_upgrade_or_lower_gogc() {
     let found = gk101_findings(dir.path(), &["--go-version", "1.19"]);
     assert_eq!(found[0]["fix"]["applicability"], "safe", "{found:#?}");
 }
+
+/// GOGC=off beside a GOMEMLIMIT entry that has no value (the empty string): GK107's fix once
+/// wrote its value over the entry's name.
+#[test]
+fn gogc_off_fix_never_renames_a_gomemlimit_entry_without_a_value() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: app\n      image: ghcr.io/acme/app:1\n      env:\n        - name: GOGC\n          value: \"off\"\n        - name: GOMEMLIMIT\n      resources:\n        limits: {memory: 512Mi}\n";
+    let dir = dir_with(&[("d.yaml", text.as_bytes())]);
+    run_in(
+        dir.path(),
+        &["fix", "--unsafe-fixes", "--select", "GK107", "d.yaml"],
+    );
+    assert_eq!(read(&dir, "d.yaml"), text);
+}
