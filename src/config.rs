@@ -28,6 +28,7 @@ pub const KEYS: &[&str] = &[
     "sizes-gomemlimit",
     "node-cpus",
     "cpu-limits",
+    "cpu-manager-policy",
     "gomemlimit",
     "rules",
     "exclude",
@@ -84,6 +85,15 @@ pub enum CpuLimits {
     Allow,
 }
 
+/// The kubelet's `cpuManagerPolicy` on the nodes: only `static` gives a Guaranteed container
+/// with whole-core requests CPUs of its own instead of a CFS quota (docs/semantics.md, CFS quota).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuManagerPolicy {
+    /// The kubelet's default: every container with a CPU limit gets a quota.
+    None,
+    Static,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MemLimitStrategy {
     Ratio,
@@ -132,6 +142,7 @@ pub struct Config {
     pub sizes_gomemlimit: Globs,
     pub node_cpus: Option<u32>,
     pub cpu_limits: CpuLimits,
+    pub cpu_manager_policy: CpuManagerPolicy,
     pub gomemlimit_ratio: f64,
     pub gomemlimit_strategy: MemLimitStrategy,
     /// Per-rule level from the config's `rules:`: off, or a severity instead of the default.
@@ -162,6 +173,7 @@ impl Default for Config {
             sizes_gomemlimit: Globs::default(),
             node_cpus: None,
             cpu_limits: CpuLimits::Warn,
+            cpu_manager_policy: CpuManagerPolicy::None,
             gomemlimit_ratio: 0.9,
             gomemlimit_strategy: MemLimitStrategy::Ratio,
             rules: HashMap::new(),
@@ -278,6 +290,10 @@ impl Config {
             format!(
                 "cpu-limits: {}",
                 format!("{:?}", self.cpu_limits).to_lowercase()
+            ),
+            format!(
+                "cpu-manager-policy: {}",
+                format!("{:?}", self.cpu_manager_policy).to_lowercase()
             ),
             format!(
                 "gomemlimit: {{ratio: {}, strategy: {}}}",
@@ -408,6 +424,18 @@ impl Config {
                             return Err(err(
                                 y.span(v).start,
                                 format!("cpu-limits must be warn, forbid or allow, not {other:?}"),
+                            ))
+                        }
+                    }
+                }
+                "cpu-manager-policy" => {
+                    cfg.cpu_manager_policy = match p.string(v)? {
+                        "none" => CpuManagerPolicy::None,
+                        "static" => CpuManagerPolicy::Static,
+                        other => {
+                            return Err(err(
+                                y.span(v).start,
+                                format!("cpu-manager-policy must be none or static, not {other:?}"),
                             ))
                         }
                     }
@@ -744,7 +772,7 @@ mod tests {
     #[test]
     fn full_config_parses() {
         let c = parse(
-            "go-version: \"1.24\"\ngo-versions: {\"ghcr.io/acme/*\": \"1.25\"}\nassume-go: true\ngo-images: [\"ghcr.io/acme/*\"]\nnon-go-images: [\"docker.io/library/nginx*\"]\nnode-cpus: 16\ncpu-limits: warn\ngomemlimit: {ratio: 0.9, strategy: ratio}\nrules: {GK401: off, GK203: error}\nexclude: [\"charts/**/templates/**\"]\npod-spec-paths:\n  - {api-version: \"example.com/v1\", kind: Worker, path: \"spec.template.spec\"}\n",
+            "go-version: \"1.24\"\ngo-versions: {\"ghcr.io/acme/*\": \"1.25\"}\nassume-go: true\ngo-images: [\"ghcr.io/acme/*\"]\nnon-go-images: [\"docker.io/library/nginx*\"]\nnode-cpus: 16\ncpu-limits: warn\ncpu-manager-policy: static\ngomemlimit: {ratio: 0.9, strategy: ratio}\nrules: {GK401: off, GK203: error}\nexclude: [\"charts/**/templates/**\"]\npod-spec-paths:\n  - {api-version: \"example.com/v1\", kind: Worker, path: \"spec.template.spec\"}\n",
         )
         .unwrap();
         assert_eq!(c.go_version, Some(GoVersion::new(1, 24)));
@@ -753,6 +781,7 @@ mod tests {
             GoVersion::new(1, 25)
         );
         assert_eq!(c.node_cpus, Some(16));
+        assert_eq!(c.cpu_manager_policy, CpuManagerPolicy::Static);
         assert_eq!(c.rules.get(&Code::GK401), Some(&RuleLevel::Off));
         assert_eq!(
             c.rules.get(&Code::GK203),

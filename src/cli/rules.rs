@@ -73,6 +73,10 @@ fn starter() -> String {
 # CPUs of your nodes, for the throttling numbers.\n\
 # node-cpus: 16\n\
 \n\
+# The kubelet's CPU manager policy on your nodes; with static, Guaranteed pods with whole-core\n\
+# requests get CPUs of their own, which their quota cannot throttle.\n\
+# cpu-manager-policy: none\n\
+\n\
 # Rules to turn off, or to give another severity.\n\
 # rules: {{GK401: off, GK203: error}}\n\
 \n\

@@ -521,9 +521,9 @@ impl<'y> Pod<'y> {
         eff
     }
 
-    /// Guaranteed QoS with whole-core CPU requests in every container: the static CPU manager can
-    /// pin CPUs, which is a legitimate reason for CPU limits (docs/semantics.md, CFS quota: static
-    /// CPU manager).
+    /// Guaranteed QoS with whole-core CPU requests in every container: the static CPU manager
+    /// policy, where the nodes run it, pins CPUs, which is a legitimate reason for CPU limits
+    /// (docs/semantics.md, CFS quota: static CPU manager).
     pub fn is_guaranteed_whole_cores(&self, limit_ranges: &[&LimitRange<'y>]) -> bool {
         let mut any = false;
         for c in &self.containers {

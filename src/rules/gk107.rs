@@ -5,6 +5,7 @@ use super::Code;
 use super::ContainerCtx;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::edit::replace_scalar;
+use crate::k8s::container::{EnvValue, EnvVar};
 use crate::runtime::{
     describe_bytes, gomemlimit_for, parse_gogc, parse_gomemlimit, GoGc, GoMemLimit,
 };
@@ -48,13 +49,18 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
             ));
             // GOMEMLIMIT=off written in the env: correct it in place; absent: add it.
             match cx.c.env_var("GOMEMLIMIT") {
-                Some(v) => d.with_fix(replace_scalar(cx.y, v.value_node(), &target).map(|e| {
-                    Fix {
-                        applicability: Applicability::Safe,
-                        title: format!("set GOMEMLIMIT to \"{target}\""),
-                        edits: vec![e],
-                    }
+                // An entry without a value has only its name to point at, which must stay.
+                Some(EnvVar {
+                    value: EnvValue::Literal { node, .. },
+                    ..
+                }) => d.with_fix(replace_scalar(cx.y, *node, &target).map(|e| Fix {
+                    applicability: Applicability::Safe,
+                    title: format!("set GOMEMLIMIT to \"{target}\""),
+                    edits: vec![e],
                 })),
+                Some(_) => d.note(format!(
+                    "not fixed automatically: the GOMEMLIMIT entry has no value; give it value: \"{target}\""
+                )),
                 None if cx.env_from_value("GOMEMLIMIT").is_some() => d.note(
                     "not fixed automatically: GOMEMLIMIT=off comes from an envFrom ConfigMap; change it there",
                 ),

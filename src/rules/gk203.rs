@@ -4,7 +4,7 @@
 
 use super::Code;
 use super::ContainerCtx;
-use crate::config::CpuLimits;
+use crate::config::{CpuLimits, CpuManagerPolicy};
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::edit::emit::{add_entry, add_nested_entry, remove_entry, remove_item, rename_key, Skip};
 use crate::k8s::container::{EffectiveValue, EnvValue, Resource};
@@ -18,7 +18,9 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     let Some(limit) = &cx.eff.limit_cpu else {
         return;
     };
-    if cx.guaranteed_whole_cores() {
+    // Exclusive CPUs, and with them no quota to throttle, come only with the static policy;
+    // under the kubelet's default a whole-core Guaranteed pod is throttled like any other.
+    if cx.cfg.cpu_manager_policy == CpuManagerPolicy::Static && cx.guaranteed_whole_cores() {
         return;
     }
     let l = limit_millis(&limit.quantity);

@@ -107,6 +107,8 @@ fn bad_values_are_refused_by_both() {
     let (_, v) = schema();
     for bad in [
         "cpu-limits: maybe\n",
+        "cpu-manager-policy: dynamic\n",
+        "cpu-manager-policy: Static\n",
         "node-cpus: 0\n",
         "assume-go: perhaps\n",
         "gomemlimit: {strategy: guess}\n",

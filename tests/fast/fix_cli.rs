@@ -905,3 +905,121 @@ spec:
         "the refusal names the shared anchor: {v:#}"
     );
 }
+
+/// A Go container with a memory limit and `GOMEMLIMIT` set to a value the runtime reads as no
+/// limit: `off` in one container, the empty string in the other.
+const MEMLIMIT_OFF: &str = r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          env:
+            - name: GOMEMLIMIT
+              value: "off"
+          resources:
+            limits: {memory: 512Mi}
+        - name: worker
+          image: ghcr.io/acme/worker:1.0
+          env:
+            - name: GOMEMLIMIT
+              value: ""
+          resources:
+            limits: {memory: 1Gi}
+"#;
+
+/// JSON findings of `lint --select GK101` over `dir` with extra `args`.
+fn gk101_findings(dir: &Path, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["lint", "--format", "json", "--select", "GK101"];
+    all.extend_from_slice(args);
+    all.push("d.yaml");
+    let out = run_in(dir, &all);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["findings"].as_array().unwrap().clone()
+}
+
+#[test]
+fn gomemlimit_off_or_empty_under_a_memory_limit_is_reported_and_fixed_unsafely() {
+    let dir = dir_with(&[("d.yaml", MEMLIMIT_OFF.as_bytes())]);
+    let found = gk101_findings(dir.path(), &[]);
+    assert_eq!(found.len(), 2, "{found:#?}");
+    let lines: Vec<u64> = found.iter().map(|f| f["line"].as_u64().unwrap()).collect();
+    assert_eq!(
+        lines,
+        [13, 20],
+        "each finding points at the GOMEMLIMIT value"
+    );
+    for f in &found {
+        let m = f["message"].as_str().unwrap();
+        assert!(m.contains("reads as no limit"), "{m}");
+        assert_eq!(f["fix"]["applicability"], "unsafe", "{f:#?}");
+    }
+    // A safe run leaves the written values alone; an unsafe one replaces them.
+    run_in(dir.path(), &["fix", "--select", "GK101", "d.yaml"]);
+    assert_eq!(read(&dir, "d.yaml"), MEMLIMIT_OFF);
+    run_in(
+        dir.path(),
+        &["fix", "--unsafe-fixes", "--select", "GK101", "d.yaml"],
+    );
+    let fixed = read(&dir, "d.yaml");
+    let want = MEMLIMIT_OFF
+        .replace("value: \"off\"", "value: \"460MiB\"")
+        .replace("value: \"\"", "value: \"921MiB\"");
+    assert_eq!(fixed, want);
+    assert!(gk101_findings(dir.path(), &[]).is_empty());
+}
+
+#[test]
+fn go_before_1_19_gets_no_gomemlimit_and_is_told_to_upgrade_or_lower_gogc() {
+    let dir = dir_with(&[("d.yaml", SAFE.as_bytes())]);
+    let found = gk101_findings(dir.path(), &["--go-version", "1.18"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    let m = f["message"].as_str().unwrap();
+    assert!(m.contains("Go 1.18, which has no GOMEMLIMIT"), "{m}");
+    let notes: Vec<&str> = f["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let advice = notes.join("\n");
+    assert!(advice.contains("upgrade Go to 1.19 or later"), "{advice}");
+    assert!(advice.contains("lower GOGC"), "{advice}");
+    assert!(!advice.contains("leaving headroom"), "{advice}");
+    assert!(f["fix"].is_null(), "{f:#?}");
+    // Neither a safe nor an unsafe run adds a variable the runtime would ignore.
+    run_in(
+        dir.path(),
+        &[
+            "fix",
+            "--unsafe-fixes",
+            "--select",
+            "GK101",
+            "--go-version",
+            "1.18",
+            "d.yaml",
+        ],
+    );
+    assert_eq!(read(&dir, "d.yaml"), SAFE);
+    // From 1.19 on the variable counts, and the fix adds it.
+    let found = gk101_findings(dir.path(), &["--go-version", "1.19"]);
+    assert_eq!(found[0]["fix"]["applicability"], "safe", "{found:#?}");
+}
+
+/// GOGC=off beside a GOMEMLIMIT entry that has no value (the empty string): GK107's fix once
+/// wrote its value over the entry's name.
+#[test]
+fn gogc_off_fix_never_renames_a_gomemlimit_entry_without_a_value() {
+    let text = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - name: app\n      image: ghcr.io/acme/app:1\n      env:\n        - name: GOGC\n          value: \"off\"\n        - name: GOMEMLIMIT\n      resources:\n        limits: {memory: 512Mi}\n";
+    let dir = dir_with(&[("d.yaml", text.as_bytes())]);
+    run_in(
+        dir.path(),
+        &["fix", "--unsafe-fixes", "--select", "GK107", "d.yaml"],
+    );
+    assert_eq!(read(&dir, "d.yaml"), text);
+}

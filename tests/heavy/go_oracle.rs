@@ -360,6 +360,133 @@ fn the_model_matches_real_go_runtimes() {
     );
 }
 
+/// What `GOMAXPROCS=2147483647` does to a release at start-up (GK205's doc states this table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HugeProcs {
+    /// `fatal error: slice bounds out of range`: `procresize`'s mask length (n + 31) / 32
+    /// overflows int32.
+    Crashes,
+    /// No crash: it goes on allocating, past [`HUGE_RSS_KIB`] of resident memory.
+    Grows,
+}
+
+/// The releases checked, with what each does: both ends of every pattern seen over
+/// 1.19–1.26 (1.24.0 to 1.24.5 do not crash, 1.24.6 does again).
+const HUGE_GOMAXPROCS: &[(&str, HugeProcs)] = &[
+    ("1.19.13", HugeProcs::Crashes),
+    ("1.21.13", HugeProcs::Crashes),
+    ("1.24.0", HugeProcs::Grows),
+    ("1.24.5", HugeProcs::Grows),
+    ("1.24.6", HugeProcs::Crashes),
+    ("1.24.9", HugeProcs::Crashes),
+    ("1.25.0", HugeProcs::Crashes),
+    ("1.26.8", HugeProcs::Crashes),
+];
+
+/// Resident memory past which a probe counts as growing without bound and is killed. Go 1.19
+/// reaches about 1 GiB before it crashes.
+const HUGE_RSS_KIB: u64 = 2 << 20;
+
+fn resident_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Starts `bin` with `GOMAXPROCS=2147483647` and watches it: its crash, or its resident memory
+/// passing [`HUGE_RSS_KIB`]. An error says what else it did.
+fn huge_gomaxprocs(bin: &Path, log: &Path) -> Result<HugeProcs, String> {
+    let err = std::fs::File::create(log).unwrap();
+    // The runtime maps a 16 GiB array of Ps before either outcome; the address-space cap leaves a
+    // little more than that, so the machine's memory is never what ends the run.
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 18500000 && exec \"$0\"")
+        .arg(bin)
+        .env_clear()
+        .env("GOMAXPROCS", "2147483647")
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .expect("start the probe");
+    let started = Instant::now();
+    let outcome = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            if text.contains("fatal error: slice bounds out of range") {
+                break Ok(HugeProcs::Crashes);
+            }
+            let first = text.lines().find(|l| l.contains("error")).unwrap_or("");
+            break Err(format!("exited ({status}): {first}"));
+        }
+        if resident_kib(child.id()) > HUGE_RSS_KIB {
+            break Ok(HugeProcs::Grows);
+        }
+        if started.elapsed() > Duration::from_secs(90) {
+            break Err("neither crashed nor grew past 2 GiB within 90 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    outcome
+}
+
+#[test]
+fn huge_gomaxprocs_crashes_every_release_but_go_1_24_0_to_1_24_5() {
+    if !common::go_available() {
+        common::did_not_run(
+            "go_oracle: did not run: no go command on PATH to fetch Go toolchains with",
+        );
+        return;
+    }
+    let cache = common::user_cache("go-oracle");
+    std::fs::create_dir_all(&cache).unwrap();
+    let mut wrong = Vec::new();
+    for &(release, want) in HUGE_GOMAXPROCS {
+        let (bin, _) = probe(&cache, release);
+        let log = cache.join(format!("huge-gomaxprocs-{release}.log"));
+        let started = Instant::now();
+        match huge_gomaxprocs(&bin, &log) {
+            Ok(got) => {
+                println!(
+                    "go_oracle: Go {release} GOMAXPROCS=2147483647: {got:?} after {:.1} s",
+                    started.elapsed().as_secs_f64()
+                );
+                if got != want {
+                    wrong.push(format!("Go {release}: {got:?}, GK205's doc says {want:?}"));
+                }
+            }
+            // The 16 GiB array does not fit this machine's memory: nothing to learn here.
+            Err(e) if e.contains("out of memory") => {
+                common::did_not_run(&format!(
+                    "go_oracle: GOMAXPROCS=2147483647 did not run: Go {release} {e}"
+                ));
+                return;
+            }
+            Err(e) => wrong.push(format!("Go {release}: {e}")),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The doc states the same table.
+    let doc = std::fs::read_to_string(common::root().join("rules/GK205-gomaxprocs-invalid.md"))
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for claim in [
+        "from Go 1.19 to 1.23.12 and from 1.24.6 to 1.26.8",
+        "Go 1.24.0 to 1.24.5 do not crash",
+    ] {
+        assert!(doc.contains(claim), "GK205's doc no longer says {claim:?}");
+    }
+}
+
 const RESIZE_PROBE: &str = include_str!("../go-probe-resize/main.go");
 
 /// A CPU limit in thousandths of a CPU, or none.
