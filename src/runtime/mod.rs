@@ -611,6 +611,7 @@ impl<'a> GoView<'a> {
         let setting = self.build_godebug("containermaxprocs").map(|(v, _)| v);
         self.version
             .is_some_and(|v| process::container_aware(v, setting))
+            && !self.program_sets_gomaxprocs()
     }
 
     /// Go ≥ 1.25 with `containermaxprocs=0`: where it is set (`env GODEBUG` or the go.mod).

@@ -199,6 +199,14 @@ fn self_sizing_beats_the_go_1_25_default() {
         messages(&coredns("1500m"), "GK203", None),
         Vec::<String>::new()
     );
+    // containermaxprocs=0 changes nothing that the program does not override anyway (GK206).
+    let godebug = sized(
+        "registry.k8s.io/coredns/coredns:v1.14.2",
+        "1500m",
+        "          env:\n            - name: GODEBUG\n              value: containermaxprocs=0\n",
+    );
+    assert_eq!(messages(&godebug, "GK206", None), Vec::<String>::new());
+    assert_eq!(messages(&godebug, "GK203", None), Vec::<String>::new());
     // The config's sizes-gomaxprocs stands for the same floor.
     let mut cfg = Config::default();
     cfg.go_version = Some(golint_k8s::config::GoVersion::new(1, 25));
