@@ -208,9 +208,11 @@ fn self_sizing_beats_the_go_1_25_default() {
     assert_eq!(messages(&godebug, "GK206", None), Vec::<String>::new());
     assert_eq!(messages(&godebug, "GK203", None), Vec::<String>::new());
     // The config's sizes-gomaxprocs stands for the same floor.
-    let mut cfg = Config::default();
-    cfg.go_version = Some(golint_k8s::config::GoVersion::new(1, 25));
-    cfg.sizes_gomaxprocs = golint_k8s::config::Globs::new(vec!["ghcr.io/acme/*".into()]).unwrap();
+    let cfg = Config {
+        go_version: Some(golint_k8s::config::GoVersion::new(1, 25)),
+        sizes_gomaxprocs: golint_k8s::config::Globs::new(vec!["ghcr.io/acme/*".into()]).unwrap(),
+        ..Config::default()
+    };
     let acme = sized("ghcr.io/acme/api:1.0", "1500m", "");
     assert_eq!(messages(&acme, "GK203", Some(cfg)), Vec::<String>::new());
 }
