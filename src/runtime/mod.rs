@@ -596,14 +596,12 @@ impl<'a> GoView<'a> {
         let Some(formula) = self.gomaxprocs_formula.filter(|_| self.is_go) else {
             return false;
         };
-        let facts = process::Facts {
+        process::program_calls(&process::Facts {
             version: self.version,
             program: Some(formula),
             flag: self.gomaxprocs_flag,
             ..process::Facts::default()
-        };
-        let probe = process::gomaxprocs(&facts, Some(64), Some(1500), None);
-        matches!(probe.by, process::By::Program(_))
+        })
     }
 
     /// As [`GoView::adaptive_gomaxprocs`] for the binary as built, before the env's GODEBUG.

@@ -185,6 +185,13 @@ pub fn gomaxprocs(
     }
 }
 
+/// Whether the program calls `runtime.GOMAXPROCS(n)` with n > 0 at start-up under a CPU limit,
+/// with the environment of `f` (its own GOMAXPROCS or flag may stop it).
+pub fn program_calls(f: &Facts) -> bool {
+    f.program
+        .is_some_and(|p| program_call(p, f, None, Some(1000)).is_some())
+}
+
 /// The value a program's `runtime.GOMAXPROCS(n)` call sets, when it makes one with n > 0 (its
 /// value None when it needs the CPU count and that is not known).
 fn program_call(
@@ -444,6 +451,11 @@ mod tests {
             (Some(8), By::Program(ProgramCall::NodeCpus), false, Some(8))
         );
         assert_eq!(at(program(calico, Some("2"), None)).1, By::Env);
+        assert!(program_calls(&program(calico, None, None)));
+        assert!(!program_calls(&program(calico, Some("2"), None)));
+        assert!(program_calls(&program(ne, None, None)));
+        assert!(!program_calls(&program(v1, None, None)));
+        assert!(!program_calls(&program(formula("go-runtime"), None, None)));
         assert_eq!(
             at(program(formula("go-runtime"), None, None)).1,
             By::RuntimeLimit
