@@ -294,3 +294,22 @@ fn calico_apiserver_runs_one_thread_per_node_cpu() {
     let node = sized("quay.io/calico/node:v3.31.5", "2", "");
     assert_eq!(messages(&node, "GK203", None), Vec::<String>::new());
 }
+
+/// Where a program stopped calling automaxprocs (Thanos 0.42.0, KEDA 2.20.0, NATS 2.12.5,
+/// Prometheus Operator 0.91.0), the Go 1.25 runtime sizes it again: max(2, ceil(limit)).
+#[test]
+fn releases_that_dropped_automaxprocs_get_the_runtime_default() {
+    let thanos = |tag| sized(&format!("quay.io/thanos/thanos:{tag}"), "1500m", "");
+    assert_eq!(
+        messages(&thanos("v0.41.0"), "GK203", None),
+        Vec::<String>::new()
+    );
+    let m = messages(&thanos("v0.42.0"), "GK203", None);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains(
+            "with 2 busy threads (GOMAXPROCS = 2, Go 1.25's default of max(2, ceil(limit)))"
+        ),
+        "{m:?}"
+    );
+}
