@@ -313,3 +313,33 @@ fn releases_that_dropped_automaxprocs_get_the_runtime_default() {
         "{m:?}"
     );
 }
+
+/// A program that sizes GOMAXPROCS itself does it once: GK207 does not promise that Go 1.25
+/// follows an in-place resize once GOMAXPROCS is gone.
+#[test]
+fn gk207_says_a_self_sizing_program_needs_a_restart_on_resize() {
+    let text = sized(
+        "registry.k8s.io/coredns/coredns:v1.14.2",
+        "2",
+        "          env:\n            - name: GOMAXPROCS\n              valueFrom: {resourceFieldRef: {resource: limits.cpu}}\n          resizePolicy:\n            - {resourceName: cpu, restartPolicy: NotRequired}\n",
+    );
+    let r = lint_text("t.yaml", &text, &Config::default());
+    let notes: Vec<&String> = r
+        .findings
+        .iter()
+        .filter(|f| f.diagnostic.code.as_str() == "GK207")
+        .flat_map(|f| &f.diagnostic.notes)
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "without GOMAXPROCS the program sizes itself once, at start-up, on every Go release"
+        )),
+        "{notes:?}"
+    );
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.contains("follow the CPU limit by themselves")),
+        "{notes:?}"
+    );
+}
