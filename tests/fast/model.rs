@@ -207,6 +207,23 @@ fn self_sizing_beats_the_go_1_25_default() {
     );
     assert_eq!(messages(&godebug, "GK206", None), Vec::<String>::new());
     assert_eq!(messages(&godebug, "GK203", None), Vec::<String>::new());
+    // Nor does GOMAXPROCS pin what the runtime would track: without it the program pins (GK204).
+    let pinned = sized(
+        "registry.k8s.io/coredns/coredns:v1.14.2",
+        "1500m",
+        "          env:\n            - name: GOMAXPROCS\n              value: \"1\"\n",
+    );
+    assert_eq!(messages(&pinned, "GK204", None), Vec::<String>::new());
+    let plain = sized(
+        "ghcr.io/acme/api:1.0",
+        "1500m",
+        "          env:\n            - name: GOMAXPROCS\n              value: \"1\"\n",
+    );
+    let go125 = Config {
+        go_version: Some(golint_k8s::config::GoVersion::new(1, 25)),
+        ..Config::default()
+    };
+    assert_eq!(messages(&plain, "GK204", Some(go125)).len(), 1);
     // The config's sizes-gomaxprocs stands for the same floor.
     let cfg = Config {
         go_version: Some(golint_k8s::config::GoVersion::new(1, 25)),
