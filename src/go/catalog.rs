@@ -10,6 +10,10 @@ use std::sync::LazyLock;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SelfSizing {
+    /// How the program computes GOMAXPROCS: a name of the catalog's `formulas`. Every
+    /// `gomaxprocs` names one (a test holds the catalog to it).
+    #[serde(default)]
+    pub formula: Option<String>,
     /// The first release (as image tags write it, without a `v`) that does it by default; none
     /// when every release does.
     #[serde(default)]
@@ -17,6 +21,116 @@ pub struct SelfSizing {
     /// How: "links go.uber.org/automaxprocs", "--auto-gomemlimit, on by default".
     pub how: String,
     pub source: String,
+}
+
+/// A [`Formula`] for the releases `from` (inclusive) to `before` (exclusive), as image tags
+/// write them without a `v`; an open end holds every release on that side.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ranged {
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub before: Option<String>,
+    pub does: Formula,
+    /// Where the source says so: a line of a file at a release, which
+    /// `tests/heavy/sizing_source.rs` reads through the Go module proxy.
+    #[serde(default)]
+    pub evidence: Vec<Evidence>,
+}
+
+/// One line of a program's source at a release.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// The Go module and its version (`v1.103.0`).
+    pub module: String,
+    pub version: String,
+    /// The file, relative to the module's root.
+    pub file: String,
+    /// A line of it, trimmed, as it is written there; `absent` when the point is that no line
+    /// of the file says it (the release before a change).
+    pub line: String,
+    #[serde(default)]
+    pub absent: bool,
+}
+
+/// How a program sets GOMAXPROCS itself (Go source: `runtime.GOMAXPROCS(n)` with n > 0 sets
+/// `sched.customGOMAXPROCS`, which turns the Go 1.25 runtime's own limit-following off for the
+/// rest of the process; `runtime/debug.go`, `runtime/proc.go` sysmonUpdateGOMAXPROCS).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Formula {
+    /// The program leaves GOMAXPROCS to the Go runtime.
+    GoRuntime,
+    /// `runtime.GOMAXPROCS(max(min, round(quota)))` once at start-up, when the cgroup has a CPU
+    /// quota it reads and the environment does not stop it; no quota, no call.
+    Quota {
+        round: Rounding,
+        min: i64,
+        /// Never more than the CPUs the process may use (`runtime.NumCPU`).
+        #[serde(default)]
+        at_most_cpus: bool,
+        /// Reads only cgroup v1's `cpu.cfs_quota_us`: on a cgroup v2 node it finds no quota.
+        #[serde(default)]
+        cgroup_v1_only: bool,
+        env: EnvStops,
+    },
+    /// `runtime.GOMAXPROCS(runtime.NumCPU())` at start-up, unless the environment stops it.
+    NodeCpus { env: EnvStops },
+    /// `runtime.GOMAXPROCS(flag)`, the flag defaulting to `default`, or to the variable `env`
+    /// when it is set and not empty; a value of 0 or less changes nothing.
+    Flag {
+        flag: String,
+        default: i64,
+        #[serde(default)]
+        env: Option<String>,
+    },
+}
+
+/// How the quota becomes a whole number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rounding {
+    /// `int(q)`, `math.Floor`.
+    Floor,
+    /// `int(q + 0.5)`: 1.5 gives 2.
+    Nearest,
+}
+
+/// Which GOMAXPROCS in the environment makes the program leave GOMAXPROCS alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EnvStops {
+    /// Any, even empty (`os.LookupEnv`).
+    Set,
+    /// One that is not empty (`os.Getenv(..) != ""`).
+    NotEmpty,
+}
+
+impl SelfSizing {
+    /// The formula for an image's release: the first item of the named formula whose range
+    /// holds it. An item with a range needs a release the tag shows; an image without a tag, or
+    /// tagged `latest`, is taken to be the newest release.
+    pub fn formula_for(&self, image: Option<&ImageRef>) -> Option<&'static Formula> {
+        CATALOG
+            .formulas
+            .get(self.formula.as_deref()?)?
+            .iter()
+            .find(|r| {
+                let at_least = |v: &Option<String>| match (v, image) {
+                    (None, _) => Some(true),
+                    (Some(v), Some(i)) => release_at_least(i, v),
+                    (Some(_), None) => None,
+                };
+                at_least(&r.from) == Some(true)
+                    && match &r.before {
+                        None => true,
+                        Some(_) => at_least(&r.before) == Some(false),
+                    }
+            })
+            .map(|r| &r.does)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,6 +179,9 @@ pub struct Framework {
 pub struct Catalog {
     pub images: Vec<Entry>,
     pub frameworks: Vec<Framework>,
+    /// How programs size GOMAXPROCS, by name, each a list of [`Ranged`] formulas.
+    #[serde(default)]
+    pub formulas: std::collections::BTreeMap<String, Vec<Ranged>>,
 }
 
 pub static CATALOG: LazyLock<Catalog> = LazyLock::new(|| {
@@ -365,6 +482,112 @@ mod tests {
                 assert!(s.source.starts_with("https://"), "{}", f.import);
             }
         }
+    }
+
+    #[test]
+    fn every_gomaxprocs_names_a_formula_that_covers_its_releases() {
+        let sizings = CATALOG
+            .images
+            .iter()
+            .filter_map(|e| Some((e.program.as_str(), e.gomaxprocs.as_ref()?)))
+            .chain(
+                CATALOG
+                    .frameworks
+                    .iter()
+                    .filter_map(|f| Some((f.import.as_str(), f.gomaxprocs.as_ref()?))),
+            );
+        for (who, s) in sizings {
+            let name = s
+                .formula
+                .as_deref()
+                .unwrap_or_else(|| panic!("{who}: no formula"));
+            let items = CATALOG
+                .formulas
+                .get(name)
+                .unwrap_or_else(|| panic!("{who}: no formula {name:?}"));
+            // The first release that sizes itself has a formula, and so has the newest.
+            let first = s.since.as_deref().map(|v| format!("x:{v}"));
+            let first = first.as_deref().map(ImageRef::parse);
+            assert!(s.formula_for(first.as_ref()).is_some(), "{who}");
+            assert!(
+                s.formula_for(Some(&ImageRef::parse("x:latest"))).is_some(),
+                "{who}"
+            );
+            assert!(!items.is_empty(), "{name}");
+        }
+        for (name, items) in &CATALOG.formulas {
+            for r in items {
+                for v in [&r.from, &r.before].into_iter().flatten() {
+                    assert!(tag_release(v).is_some(), "{name}: {v}");
+                }
+                if let Formula::Flag { env: Some(e), .. } = &r.does {
+                    // The runtime reads the same variable; no other is modelled.
+                    assert_eq!(e, "GOMAXPROCS", "{name}");
+                }
+                let program = !matches!(r.does, Formula::GoRuntime);
+                assert!(!program || !r.evidence.is_empty(), "{name}: no evidence");
+                for e in &r.evidence {
+                    assert!(e.version.starts_with('v') && !e.line.is_empty(), "{name}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn formulas_follow_the_release_of_the_image() {
+        let vm = CATALOG
+            .images
+            .iter()
+            .find(|e| e.names.iter().any(|n| n == "vmagent"))
+            .unwrap()
+            .gomaxprocs
+            .as_ref()
+            .unwrap();
+        let round = |image: &str| match vm.formula_for(Some(&ImageRef::parse(image))) {
+            Some(Formula::Quota { round, .. }) => Some(*round),
+            _ => None,
+        };
+        assert_eq!(round("victoriametrics/vmagent:v1.39.0"), None);
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.40.0"),
+            Some(Rounding::Nearest)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.97.8"),
+            Some(Rounding::Nearest)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.97.9"),
+            Some(Rounding::Floor)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.102.3"),
+            Some(Rounding::Nearest)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.102.4"),
+            Some(Rounding::Floor)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.103.0"),
+            Some(Rounding::Nearest)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.104.0"),
+            Some(Rounding::Floor)
+        );
+        assert_eq!(
+            round("victoriametrics/vmagent:v1.125.0-cluster"),
+            Some(Rounding::Floor)
+        );
+        assert_eq!(round("victoriametrics/vmagent"), Some(Rounding::Floor));
+        assert_eq!(round("victoriametrics/vmagent@sha256:ab"), None);
+        let v1_only = |image: &str| match vm.formula_for(Some(&ImageRef::parse(image))) {
+            Some(Formula::Quota { cgroup_v1_only, .. }) => *cgroup_v1_only,
+            _ => panic!("{image}"),
+        };
+        assert!(v1_only("victoriametrics/vmagent:v1.59.0"));
+        assert!(!v1_only("victoriametrics/vmagent:v1.60.0"));
     }
 
     #[test]

@@ -11,8 +11,13 @@ use crate::runtime::throttle::{
 };
 
 pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
-    // Go 1.25+ and programs that size GOMAXPROCS themselves (automaxprocs) follow the limit.
-    if cx.go.adaptive_gomaxprocs() || cx.go.sizes_gomaxprocs.is_some() {
+    // Go 1.25+ and programs that size GOMAXPROCS themselves (automaxprocs) follow the limit;
+    // a program that sets it to the node's CPU count does not, on any Go.
+    let node_cpus_by_program = matches!(
+        cx.go.gomaxprocs_formula.filter(|_| cx.go.is_go),
+        Some(crate::go::catalog::Formula::NodeCpus { .. })
+    );
+    if cx.go.adaptive_gomaxprocs() || cx.go.sizes_gomaxprocs.is_some() && !node_cpus_by_program {
         return;
     }
     let Some(limit) = &cx.eff.limit_cpu else {
@@ -87,6 +92,9 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         );
     let go125 = go125_gomaxprocs(l, cx.cfg.node_cpus);
     d = match cx.go.containermaxprocs_off() {
+        _ if node_cpus_by_program => d.note(
+            "the program sets GOMAXPROCS to the node's CPU count itself unless GOMAXPROCS is set, which also turns Go 1.25's limit-aware default off",
+        ),
         Some(from) => d.note(format!(
             "containermaxprocs=0 in {from} turns Go 1.25's container-aware GOMAXPROCS off; without it the runtime would read the limit itself"
         )),

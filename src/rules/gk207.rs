@@ -48,7 +48,10 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
         var.value_node(),
         format!("{head}: where the limit goes up the new CPU goes unused; where it goes down more threads than the quota allows run Go code, and the container is throttled"),
     )
-    .note(if resize.while_running() {
+    .note(if resize.while_running() && cx.go.program_sets_gomaxprocs() {
+        // Its own runtime.GOMAXPROCS call turns the Go 1.25 runtime's updates off.
+        "without GOMAXPROCS the program sizes itself once, at start-up, on every Go release: restart the container on CPU resizes so it reads the new limit"
+    } else if resize.while_running() {
         "Go 1.25 and later (toolchain and the go.mod go line) follow the CPU limit by themselves when GOMAXPROCS is not set; before that, restart the container on CPU resizes so it reads the new limit"
     } else {
         "take GOMAXPROCS from resourceFieldRef limits.cpu, which the kubelet computes from each pod's own limit, or upgrade to Go 1.25 (toolchain and the go.mod go line) and remove it"

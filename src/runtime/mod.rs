@@ -54,6 +54,10 @@ pub struct GoView<'a> {
     pub why_version: WhyVersion<'a>,
     pub sizes_gomaxprocs: Option<Sizing<'a>>,
     pub sizes_gomemlimit: Option<Sizing<'a>>,
+    /// How the program sets GOMAXPROCS itself, for its release ([`Sizing::gomaxprocs_formula`]),
+    /// and the value its arguments give the formula's flag.
+    pub gomaxprocs_formula: Option<&'static catalog::Formula>,
+    pub gomaxprocs_flag: Option<&'a str>,
     /// The main package behind a `ko://` image, when its source is in the linted tree.
     pub main: Option<Arc<MainPackage>>,
     /// The env's GODEBUG, when its last entry is written in the manifest (or, failing that, in
@@ -287,7 +291,53 @@ impl WhyGo<'_> {
     }
 }
 
+/// What config's `sizes-gomaxprocs` stands for: a program that sizes itself as
+/// go.uber.org/automaxprocs does, the common way.
+pub const SIZES_LIKE_AUTOMAXPROCS: catalog::Formula = catalog::Formula::Quota {
+    round: catalog::Rounding::Floor,
+    min: 1,
+    at_most_cpus: false,
+    cgroup_v1_only: false,
+    env: catalog::EnvStops::Set,
+};
+
+/// The value the container's `command` and `args` give `flag` (`--flag=4` or `--flag 4`), the
+/// last one given.
+fn flag_value<'a>(y: &'a Yaml, c: &Container, flag: &str) -> Option<&'a str> {
+    let mut words = [c.command, c.args]
+        .into_iter()
+        .flatten()
+        .flat_map(|n| y.items(n).iter().map(|&i| y.str(i)));
+    let mut value = None;
+    while let Some(w) = words.next() {
+        let Some(w) = w else { continue };
+        let Some(rest) = w.strip_prefix(flag) else {
+            continue;
+        };
+        if let Some(v) = rest.strip_prefix('=') {
+            value = Some(v);
+        } else if rest.is_empty() {
+            value = words.next().flatten();
+        }
+    }
+    value
+}
+
 impl Sizing<'_> {
+    /// How the program sets GOMAXPROCS, for the image's release where the catalog has several.
+    pub fn gomaxprocs_formula(
+        &self,
+        image: Option<&catalog::ImageRef>,
+    ) -> Option<&'static catalog::Formula> {
+        match *self {
+            Sizing::Config(_) => Some(&SIZES_LIKE_AUTOMAXPROCS),
+            Sizing::Import(f) | Sizing::Image { framework: f, .. } => {
+                f.gomaxprocs.as_ref()?.formula_for(None)
+            }
+            Sizing::Catalog { sizing, .. } => sizing.formula_for(image),
+        }
+    }
+
     /// Why, as the notes give it: "links go.uber.org/automaxprocs (…)".
     pub fn describe(&self, main: Option<&MainPackage>) -> String {
         match *self {
@@ -445,6 +495,8 @@ impl<'a> GoView<'a> {
             why_version,
             sizes_gomaxprocs: None,
             sizes_gomemlimit: None,
+            gomaxprocs_formula: None,
+            gomaxprocs_flag: None,
             main,
             godebug: match c.env_var("GODEBUG") {
                 Some(v) => v.literal(),
@@ -470,6 +522,12 @@ impl<'a> GoView<'a> {
                 |x| x.gomemlimit.as_ref(),
                 |f| f.gomemlimit.as_ref(),
             );
+            view.gomaxprocs_formula = view
+                .sizes_gomaxprocs
+                .and_then(|s| s.gomaxprocs_formula(image.as_ref()));
+            if let Some(catalog::Formula::Flag { flag, .. }) = view.gomaxprocs_formula {
+                view.gomaxprocs_flag = flag_value(y, c, flag);
+            }
         }
         view
     }
@@ -523,10 +581,27 @@ impl<'a> GoView<'a> {
     /// The Go runtime sizes GOMAXPROCS from the CPU limit itself: Go ≥ 1.25, unless
     /// `containermaxprocs=0` is set by the env's GODEBUG or, failing that, by the build's default
     /// GODEBUG (go.mod `godebug`, `//go:debug`).
+    /// A program that calls `runtime.GOMAXPROCS` itself turns it off, whatever the
+    /// environment.
     pub fn adaptive_gomaxprocs(&self) -> bool {
         let setting = self.containermaxprocs().map(|(v, _)| v);
         self.version
             .is_some_and(|v| process::container_aware(v, setting))
+            && !self.program_sets_gomaxprocs()
+    }
+
+    /// The program calls `runtime.GOMAXPROCS(n)` itself when GOMAXPROCS is not set (under a
+    /// CPU limit), by its formula.
+    pub fn program_sets_gomaxprocs(&self) -> bool {
+        let Some(formula) = self.gomaxprocs_formula.filter(|_| self.is_go) else {
+            return false;
+        };
+        process::program_calls(&process::Facts {
+            version: self.version,
+            program: Some(formula),
+            flag: self.gomaxprocs_flag,
+            ..process::Facts::default()
+        })
     }
 
     /// As [`GoView::adaptive_gomaxprocs`] for the binary as built, before the env's GODEBUG.
@@ -534,6 +609,7 @@ impl<'a> GoView<'a> {
         let setting = self.build_godebug("containermaxprocs").map(|(v, _)| v);
         self.version
             .is_some_and(|v| process::container_aware(v, setting))
+            && !self.program_sets_gomaxprocs()
     }
 
     /// Go ≥ 1.25 with `containermaxprocs=0`: where it is set (`env GODEBUG` or the go.mod).
@@ -566,59 +642,108 @@ impl<'a> GoView<'a> {
     }
 
     /// How many threads the scheduler runs (GOMAXPROCS), and why: the one answer every rule
-    /// quotes. From the env's GOMAXPROCS as this release parses it (a `resourceFieldRef` as the
-    /// kubelet writes it, divisor included), else the program's own sizing, else the runtime's
-    /// default for the CPU limit and node. None when the input does not show it: GOMAXPROCS from
-    /// a ConfigMap or Secret, or one thread per node CPU with `node-cpus` unset. A container that
-    /// is not Go is counted as one busy thread per node CPU.
+    /// quotes, from [`process::gomaxprocs`]. From the env's GOMAXPROCS as this release parses it
+    /// (a `resourceFieldRef` as the kubelet writes it, divisor included), the program's own
+    /// `runtime.GOMAXPROCS` call, and the runtime's default for the CPU limit and node. None when
+    /// the input does not show it: GOMAXPROCS from a ConfigMap or Secret, or one thread per node
+    /// CPU with `node-cpus` unset. A container that is not Go is counted as one busy thread per
+    /// node CPU.
     pub fn gomaxprocs(&self, c: &Container, cpu: CpuView) -> Option<Threads> {
-        let says = |n: i128, mut why: String| {
-            let running = throttle::at_once(n, cpu.node_cpus);
-            if running < n {
-                why.push_str(&format!(", {running} at a time on the node's CPUs"));
+        let (procs, from) = self.procs(c, cpu, None)?;
+        let n = procs.start?;
+        let mut why = match procs.by {
+            process::By::Env => format!("GOMAXPROCS = {n}{from}"),
+            process::By::Program(call) => self.program_why(n, call),
+            process::By::RuntimeLimit => {
+                format!("GOMAXPROCS = {n}, Go 1.25's default of max(2, ceil(limit))")
             }
-            Some(Threads { n, running, why })
+            process::By::RuntimeCpus => {
+                let mut why = format!("one per node CPU, {n} from node-cpus");
+                if let Some(from) = self.is_go.then(|| self.containermaxprocs_off()).flatten() {
+                    why.push_str(&format!(
+                        "; containermaxprocs=0 in {from} turns Go 1.25's limit-aware default off"
+                    ));
+                }
+                why
+            }
         };
+        let running = throttle::at_once(n, cpu.node_cpus);
+        if running < n {
+            why.push_str(&format!(", {running} at a time on the node's CPUs"));
+        }
+        Some(Threads { n, running, why })
+    }
+
+    /// GOMAXPROCS at start (and after an in-place resize to `resized_to`), from this
+    /// container's facts, with the text that says where an env value came from (` from
+    /// resourceFieldRef limits.cpu`). None when the env's GOMAXPROCS is not shown.
+    pub fn procs(
+        &self,
+        c: &Container,
+        cpu: CpuView,
+        resized_to: Option<Option<i128>>,
+    ) -> Option<(process::Procs, String)> {
         let limit = cpu.limit.map(throttle::limit_millis);
-        let aware = self.is_go && self.adaptive_gomaxprocs();
+        let mut env = None;
+        let mut from = String::new();
         if self.is_go {
             if let Some(var) = c.env_var("GOMAXPROCS") {
-                let (text, from) = match &var.value {
+                env = Some(match &var.value {
                     crate::k8s::container::EnvValue::ResourceFieldRef(f) => {
-                        let (value, from) = downward_cpu(f, c, cpu)?;
-                        (value.to_string(), from)
+                        let (value, said) = downward_cpu(f, c, cpu)?;
+                        from = said;
+                        std::borrow::Cow::Owned(value.to_string())
                     }
-                    _ => (var.literal()?.to_string(), String::new()),
-                };
-                // A value the runtime ignores leaves its default in place.
-                if let GoMaxProcs::Set(n) = parse_gomaxprocs(&text, self.grammar()) {
-                    return says(n.into(), format!("GOMAXPROCS = {n}{from}"));
-                }
-            }
-            if let (Some(l), true) = (limit, self.sizes_gomaxprocs.is_some() && !aware) {
-                // automaxprocs rounds the limit down, with at least one thread.
-                let n = (l / 1000).max(1);
-                let why = format!("GOMAXPROCS = {n}, sized from the limit by the program itself");
-                return says(n, why);
+                    _ => std::borrow::Cow::Borrowed(var.literal()?),
+                });
             }
         }
-        // The runtime's own default, as `process::start` (held against real toolchains) has it.
-        let version = self.version.filter(|_| self.is_go);
-        let setting = self.containermaxprocs().map(|(v, _)| v);
-        let n = process::default_gomaxprocs(version, setting, limit, cpu.node_cpus)?;
-        if aware && limit.is_some() {
-            return says(
-                n,
-                format!("GOMAXPROCS = {n}, Go 1.25's default of max(2, ceil(limit))"),
-            );
+        let facts = process::Facts {
+            version: self.version.filter(|_| self.is_go),
+            containermaxprocs: self.containermaxprocs().map(|(v, _)| v),
+            updatemaxprocs: self.godebug_setting("updatemaxprocs"),
+            env: env.as_deref(),
+            program: self.gomaxprocs_formula.filter(|_| self.is_go),
+            flag: self.gomaxprocs_flag,
+            cgroup_v1: false,
+        };
+        let procs = process::gomaxprocs(&facts, cpu.node_cpus, limit, resized_to);
+        Some((procs, from))
+    }
+
+    /// The reason for a GOMAXPROCS the program's own call set.
+    fn program_why(&self, n: i128, call: process::ProgramCall) -> String {
+        let how = match call {
+            process::ProgramCall::Quota(catalog::Rounding::Floor) => {
+                "sized from the limit by the program itself, rounded down"
+            }
+            process::ProgramCall::Quota(catalog::Rounding::Nearest) => {
+                "sized from the limit by the program itself, rounded to the nearest whole CPU"
+            }
+            process::ProgramCall::NodeCpus => "set to the node's CPU count by the program itself",
+            process::ProgramCall::Flag {
+                from: process::FlagFrom::Args,
+            } => "set by the program from its flag in the arguments",
+            process::ProgramCall::Flag {
+                from: process::FlagFrom::Env,
+            } => "set by the program from its flag, read from the variable",
+            process::ProgramCall::Flag {
+                from: process::FlagFrom::Default,
+            } => "set by the program from its flag's default",
+        };
+        let mut s = format!("GOMAXPROCS = {n}, {how}");
+        if self.version.is_some_and(|v| v >= GO_1_25) {
+            s.push_str(", which turns Go 1.25's own sizing off");
         }
-        let mut why = format!("one per node CPU, {n} from node-cpus");
-        if let Some(from) = self.is_go.then(|| self.containermaxprocs_off()).flatten() {
-            why.push_str(&format!(
-                "; containermaxprocs=0 in {from} turns Go 1.25's limit-aware default off"
-            ));
+        s
+    }
+
+    /// A GODEBUG setting in force: the env's, else the build's default.
+    fn godebug_setting(&self, key: &str) -> Option<&str> {
+        match self.godebug.and_then(|g| godebug_value(g, key)) {
+            Some(v) => Some(v),
+            None => self.build_godebug(key).map(|(v, _)| v),
         }
-        says(n, why)
     }
 
     /// A variable the inspected image's config sets (`ENV`), which the container inherits
@@ -1046,6 +1171,8 @@ mod tests {
                 why_version,
                 sizes_gomaxprocs: None,
                 sizes_gomemlimit: None,
+                gomaxprocs_formula: None,
+                gomaxprocs_flag: None,
                 main: None,
                 godebug: None,
                 image: None,

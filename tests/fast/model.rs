@@ -147,3 +147,216 @@ spec:
     // Ephemeral containers cannot have resources, so they are never told to add requests.
     assert_eq!(on("GK401"), vec!["init", "proxy"]);
 }
+
+/// One container of `image` under a CPU limit (and a smaller request: a Guaranteed pod of
+/// whole cores is another matter), with `extra` lines (env, args) spliced in at the container's
+/// indentation.
+fn sized(image: &str, cpu: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: x}}
+spec:
+  selector: {{matchLabels: {{app: x}}}}
+  template:
+    metadata: {{labels: {{app: x}}}}
+    spec:
+      containers:
+        - name: app
+          image: {image}
+{extra}          resources:
+            requests: {{cpu: 100m, memory: 512Mi}}
+            limits: {{cpu: {cpu}, memory: 512Mi}}
+"
+    )
+}
+
+/// The messages of `code` for `text`, linted on a node of 8 CPUs.
+fn messages(text: &str, code: &str, cfg: Option<Config>) -> Vec<String> {
+    let mut cfg = cfg.unwrap_or_default();
+    cfg.node_cpus = Some(8);
+    lint_text("t.yaml", text, &cfg)
+        .findings
+        .iter()
+        .filter(|f| f.diagnostic.code.as_str() == code)
+        .map(|f| f.diagnostic.message.clone())
+        .collect()
+}
+
+/// automaxprocs' `runtime.GOMAXPROCS(floor(limit))` turns the Go 1.25 default off: a program
+/// built for Go 1.25 that calls it runs floor(limit) threads, at least one, not max(2, ceil).
+#[test]
+fn self_sizing_beats_the_go_1_25_default() {
+    // CoreDNS from 1.14.2 is built for Go 1.25 and calls maxprocs.Set (catalog).
+    let coredns = |cpu| sized("registry.k8s.io/coredns/coredns:v1.14.2", cpu, "");
+    let m = messages(&coredns("500m"), "GK203", None);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("with 1 busy thread (GOMAXPROCS = 1, sized from the limit by the program itself, rounded down, which turns Go 1.25's own sizing off)"),
+        "{m:?}"
+    );
+    assert_eq!(
+        messages(&coredns("1500m"), "GK203", None),
+        Vec::<String>::new()
+    );
+    // containermaxprocs=0 changes nothing that the program does not override anyway (GK206).
+    let godebug = sized(
+        "registry.k8s.io/coredns/coredns:v1.14.2",
+        "1500m",
+        "          env:\n            - name: GODEBUG\n              value: containermaxprocs=0\n",
+    );
+    assert_eq!(messages(&godebug, "GK206", None), Vec::<String>::new());
+    assert_eq!(messages(&godebug, "GK203", None), Vec::<String>::new());
+    // Nor does GOMAXPROCS pin what the runtime would track: without it the program pins (GK204).
+    let pinned = sized(
+        "registry.k8s.io/coredns/coredns:v1.14.2",
+        "1500m",
+        "          env:\n            - name: GOMAXPROCS\n              value: \"1\"\n",
+    );
+    assert_eq!(messages(&pinned, "GK204", None), Vec::<String>::new());
+    let plain = sized(
+        "ghcr.io/acme/api:1.0",
+        "1500m",
+        "          env:\n            - name: GOMAXPROCS\n              value: \"1\"\n",
+    );
+    let go125 = Config {
+        go_version: Some(golint_k8s::config::GoVersion::new(1, 25)),
+        ..Config::default()
+    };
+    assert_eq!(messages(&plain, "GK204", Some(go125)).len(), 1);
+    // The config's sizes-gomaxprocs stands for the same floor.
+    let cfg = Config {
+        go_version: Some(golint_k8s::config::GoVersion::new(1, 25)),
+        sizes_gomaxprocs: golint_k8s::config::Globs::new(vec!["ghcr.io/acme/*".into()]).unwrap(),
+        ..Config::default()
+    };
+    let acme = sized("ghcr.io/acme/api:1.0", "1500m", "");
+    assert_eq!(messages(&acme, "GK203", Some(cfg)), Vec::<String>::new());
+}
+
+/// VictoriaMetrics rounds the quota to the nearest whole CPU up to 1.103 (1.5 gives 2 threads,
+/// which spend a 1.5-CPU quota in 75 ms) and rounds it down from 1.104.
+#[test]
+fn victoriametrics_rounds_to_nearest_before_1_104() {
+    let vm = |tag| sized(&format!("victoriametrics/vmagent:{tag}"), "1500m", "");
+    let m = messages(&vm("v1.103.0"), "GK203", None);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("with 2 busy threads (GOMAXPROCS = 2, sized from the limit by the program itself, rounded to the nearest whole CPU)"),
+        "{m:?}"
+    );
+    assert_eq!(
+        messages(&vm("v1.104.0"), "GK203", None),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        messages(&vm("v1.102.4"), "GK203", None),
+        Vec::<String>::new()
+    );
+    assert_eq!(messages(&vm("v1.102.3"), "GK203", None).len(), 1);
+}
+
+/// Node exporter sets GOMAXPROCS from its `--runtime.gomaxprocs` flag (default 1), whatever
+/// the CPU limit.
+#[test]
+fn node_exporter_pins_gomaxprocs_to_its_flag() {
+    let image = "quay.io/prometheus/node-exporter:v1.9.1";
+    let flagged = sized(image, "2", "          args: [\"--runtime.gomaxprocs=4\"]\n");
+    let m = messages(&flagged, "GK203", None);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("with 4 busy threads (GOMAXPROCS = 4, set by the program from its flag in the arguments)"),
+        "{m:?}"
+    );
+    let two_words = sized(
+        image,
+        "2",
+        "          args: [\"--runtime.gomaxprocs\", \"3\"]\n",
+    );
+    assert!(messages(&two_words, "GK203", None)[0].contains("with 3 busy threads"));
+    let m = messages(&sized(image, "500m", ""), "GK203", None);
+    assert!(
+        m[0].contains(
+            "with 1 busy thread (GOMAXPROCS = 1, set by the program from its flag's default)"
+        ),
+        "{m:?}"
+    );
+    assert_eq!(
+        messages(&sized(image, "3", ""), "GK203", None),
+        Vec::<String>::new()
+    );
+}
+
+/// The Calico API server sets GOMAXPROCS to the node's CPU count unless GOMAXPROCS is set:
+/// under a limit that is throttling on any Go, and setting GOMAXPROCS is the fix (GK201).
+#[test]
+fn calico_apiserver_runs_one_thread_per_node_cpu() {
+    let image = "quay.io/calico/apiserver:v3.31.5";
+    let text = sized(image, "2", "");
+    let m = messages(&text, "GK203", None);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains("with 8 busy threads (GOMAXPROCS = 8, set to the node's CPU count by the program itself, which turns Go 1.25's own sizing off)"),
+        "{m:?}"
+    );
+    assert_eq!(messages(&text, "GK201", None).len(), 1);
+    let with_env = sized(
+        image,
+        "2",
+        "          env:\n            - name: GOMAXPROCS\n              value: \"2\"\n",
+    );
+    assert_eq!(messages(&with_env, "GK203", None), Vec::<String>::new());
+    assert_eq!(messages(&with_env, "GK201", None), Vec::<String>::new());
+    // The rest of Calico leaves GOMAXPROCS to the Go runtime.
+    let node = sized("quay.io/calico/node:v3.31.5", "2", "");
+    assert_eq!(messages(&node, "GK203", None), Vec::<String>::new());
+}
+
+/// Where a program stopped calling automaxprocs (Thanos 0.42.0, KEDA 2.20.0, NATS 2.12.5,
+/// Prometheus Operator 0.91.0), the Go 1.25 runtime sizes it again: max(2, ceil(limit)).
+#[test]
+fn releases_that_dropped_automaxprocs_get_the_runtime_default() {
+    let thanos = |tag| sized(&format!("quay.io/thanos/thanos:{tag}"), "1500m", "");
+    assert_eq!(
+        messages(&thanos("v0.41.0"), "GK203", None),
+        Vec::<String>::new()
+    );
+    let m = messages(&thanos("v0.42.0"), "GK203", None);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert!(
+        m[0].contains(
+            "with 2 busy threads (GOMAXPROCS = 2, Go 1.25's default of max(2, ceil(limit)))"
+        ),
+        "{m:?}"
+    );
+}
+
+/// A program that sizes GOMAXPROCS itself does it once: GK207 does not promise that Go 1.25
+/// follows an in-place resize once GOMAXPROCS is gone.
+#[test]
+fn gk207_says_a_self_sizing_program_needs_a_restart_on_resize() {
+    let text = sized(
+        "registry.k8s.io/coredns/coredns:v1.14.2",
+        "2",
+        "          env:\n            - name: GOMAXPROCS\n              valueFrom: {resourceFieldRef: {resource: limits.cpu}}\n          resizePolicy:\n            - {resourceName: cpu, restartPolicy: NotRequired}\n",
+    );
+    let r = lint_text("t.yaml", &text, &Config::default());
+    let notes: Vec<&String> = r
+        .findings
+        .iter()
+        .filter(|f| f.diagnostic.code.as_str() == "GK207")
+        .flat_map(|f| &f.diagnostic.notes)
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "without GOMAXPROCS the program sizes itself once, at start-up, on every Go release"
+        )),
+        "{notes:?}"
+    );
+    assert!(
+        !notes
+            .iter()
+            .any(|n| n.contains("follow the CPU limit by themselves")),
+        "{notes:?}"
+    );
+}

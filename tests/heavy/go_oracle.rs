@@ -46,9 +46,34 @@ fn go_line(release: &str) -> String {
 /// `source`, a main package with `go {line}` in its go.mod, built with `release` and cached as
 /// `{name}-{release}-…`; and whether it had to be built now.
 fn build(cache: &Path, release: &str, name: &str, source: &str, line: &str) -> (PathBuf, bool) {
-    let tag: u64 = source.bytes().fold(0xcbf29ce484222325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
-    });
+    build_with(cache, release, name, source, line, None)
+}
+
+/// A module a probe requires: a file of the main package that imports it, and the go.mod
+/// `require` and go.sum lines that pin it. The `go` command fetches it through the module
+/// proxy, checked against those sums.
+struct Requires {
+    file: &'static str,
+    require: &'static str,
+    sum: &'static str,
+}
+
+/// [`build`], with a module required.
+fn build_with(
+    cache: &Path,
+    release: &str,
+    name: &str,
+    source: &str,
+    line: &str,
+    requires: Option<&Requires>,
+) -> (PathBuf, bool) {
+    let pinned = requires.map_or(String::new(), |r| [r.file, r.require, r.sum].concat());
+    let tag: u64 = [source, &pinned]
+        .concat()
+        .bytes()
+        .fold(0xcbf29ce484222325, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x100000001b3)
+        });
     let bin = cache.join(format!("{name}-{release}-{tag:016x}"));
     if bin.is_file() {
         return (bin, false);
@@ -72,20 +97,35 @@ fn build(cache: &Path, release: &str, name: &str, source: &str, line: &str) -> (
     let src = cache.join(format!("src-{name}-{release}"));
     std::fs::create_dir_all(&src).unwrap();
     std::fs::write(src.join("main.go"), source).unwrap();
-    std::fs::write(src.join("go.mod"), format!("module probe\n\ngo {line}\n")).unwrap();
-    let out = Command::new(goroot.join("bin").join("go"))
-        .args(["build", "-o"])
+    let mut gomod = format!("module probe\n\ngo {line}\n");
+    for stale in ["requires.go", "go.sum"] {
+        let _ = std::fs::remove_file(src.join(stale));
+    }
+    if let Some(r) = requires {
+        std::fs::write(src.join("requires.go"), r.file).unwrap();
+        std::fs::write(src.join("go.sum"), r.sum).unwrap();
+        gomod.push('\n');
+        gomod.push_str(r.require);
+    }
+    std::fs::write(src.join("go.mod"), gomod).unwrap();
+    let mut go = Command::new(goroot.join("bin").join("go"));
+    go.args(["build", "-o"])
         .arg(&bin)
         .arg(".")
         .current_dir(&src)
         .env("GOROOT", &goroot)
         .env("GOTOOLCHAIN", "local")
         .env("GOWORK", "off")
-        .env("GOFLAGS", "")
+        .env("GOFLAGS", "");
+    match requires {
+        // A module cache of their own, outside the toolchains' (where Go 1.19 cannot build).
+        Some(_) => go
+            .env("GOMODCACHE", cache.join("probe-mod"))
+            .env("GOFLAGS", "-modcacherw"),
         // Go 1.19 cannot build from a GOROOT inside its GOMODCACHE; the probe needs no modules.
-        .env_remove("GOMODCACHE")
-        .output()
-        .expect("go build");
+        None => go.env_remove("GOMODCACHE"),
+    };
+    let out = go.output().expect("go build");
     assert!(
         out.status.success(),
         "building {name} with Go {release} failed: {}",
@@ -1061,5 +1101,194 @@ fn gomaxprocs_follows_a_quota_change_only_without_the_env() {
         built,
         started.elapsed().as_secs_f64()
     );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// go.uber.org/automaxprocs v1.6.0, the release the catalog's formula was read from, pinned by
+/// its go.sum lines. Its blank import calls `maxprocs.Set` at start-up.
+const AUTOMAXPROCS: Requires = Requires {
+    file: "package main\n\nimport _ \"go.uber.org/automaxprocs\"\n",
+    require: "require go.uber.org/automaxprocs v1.6.0\n",
+    sum: "go.uber.org/automaxprocs v1.6.0 h1:O3y2/QNTOdbF+e/dpXNNW7Rx2hZ4sTIPyybbxyNqTUs=\ngo.uber.org/automaxprocs v1.6.0/go.mod h1:ifeIMSnPZuznNm6jmdzmU3/bfk01Fe2fotchwEFJ8r8=\n",
+};
+
+/// A program that calls `runtime.GOMAXPROCS(n)` itself (automaxprocs here) switches off the
+/// Go 1.25 runtime's own sizing for good: under a real CPU quota it starts at floor(limit), at
+/// least 1, where the runtime would take max(2, ceil(limit)), and stays there when the quota
+/// changes. Each case is what `process::gomaxprocs` predicts from the catalog's formula for
+/// automaxprocs, held against the running program; the predictions are also pinned here, so a
+/// model that drifted with the program would not pass.
+#[test]
+fn automaxprocs_keeps_its_floor_when_the_quota_changes() {
+    if !common::go_available() {
+        common::did_not_run(
+            "go_oracle automaxprocs: did not run: no go command on PATH to fetch Go toolchains with",
+        );
+        return;
+    }
+    let started = Instant::now();
+    let formula = golint_k8s::go::catalog::CATALOG
+        .frameworks
+        .iter()
+        .find(|f| f.import == "go.uber.org/automaxprocs")
+        .and_then(|f| f.gomaxprocs.as_ref()?.formula_for(None))
+        .expect("the catalog's formula for automaxprocs");
+    let online = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
+    // (release, go line, env, CPUs answered, limits in turn, what the runtime alone would do
+    // at start, the prediction pinned)
+    type Case = (
+        &'static str,
+        &'static str,
+        &'static [(&'static str, &'static str)],
+        Option<u32>,
+        Vec<Limit>,
+        Vec<i64>,
+    );
+    let cases: Vec<Case> = vec![
+        // Go 1.25 alone would start at 2 and follow to 3 and 4; automaxprocs pins floor(1.5).
+        (
+            "1.25.0",
+            "1.25",
+            &[],
+            Some(8),
+            vec![Some(1500), Some(2500), Some(4000), None],
+            vec![1, 1, 1, 1],
+        ),
+        (
+            "1.26.8",
+            "1.26",
+            &[],
+            Some(8),
+            vec![Some(2500), Some(4000), Some(1000)],
+            vec![2, 2, 2],
+        ),
+        // An empty GOMAXPROCS is "set" for automaxprocs (os.LookupEnv), which then does
+        // nothing, and "unset" for the runtime, which keeps following the limit.
+        (
+            "1.25.0",
+            "1.25",
+            &[("GOMAXPROCS", "")],
+            Some(8),
+            vec![Some(1500), Some(2500), Some(4000)],
+            vec![2, 3, 4],
+        ),
+        // Before 1.25 the runtime never follows; automaxprocs's floor is all there is.
+        (
+            "1.24.9",
+            "1.24",
+            &[],
+            Some(8),
+            vec![Some(4000), Some(2500)],
+            vec![4, 4],
+        ),
+        // The machine's own CPUs, nothing traced: 1 thread where Go 1.25 alone runs
+        // min(CPUs, 2).
+        (
+            "1.25.0",
+            "1.25",
+            &[],
+            None,
+            vec![Some(1500), Some(500)],
+            vec![1, 1],
+        ),
+    ];
+    let mut resizes = Vec::new();
+    for (release, line, env, cpus, limits, pinned) in &cases {
+        let facts = process::Facts {
+            version: GoVersion::parse(line),
+            env: env
+                .iter()
+                .find(|(k, _)| *k == "GOMAXPROCS")
+                .map(|(_, v)| *v),
+            program: Some(formula),
+            ..process::Facts::default()
+        };
+        let node = cpus.unwrap_or(online);
+        let steps: Vec<(Limit, i64)> = limits
+            .iter()
+            .map(|&limit| {
+                let p = process::gomaxprocs(&facts, Some(node), limits[0], Some(limit));
+                (limit, p.after_resize.expect("a CPU count is given") as i64)
+            })
+            .collect();
+        if cpus.is_some() {
+            let predicted: Vec<i64> = steps.iter().map(|s| s.1).collect();
+            assert_eq!(
+                &predicted, pinned,
+                "Go {release}: the model's prediction moved"
+            );
+        } else {
+            assert_eq!(steps[0].1, 1, "floor(1.5) on this machine");
+        }
+        resizes.push(Resize {
+            release,
+            line,
+            env,
+            cpus: *cpus,
+            idle: false,
+            steps,
+        });
+    }
+    let quotas: Vec<Option<Quota>> = (0..resizes.len())
+        .map(|i| Quota::create_as(&format!("-automaxprocs-{i}")))
+        .collect();
+    if quotas.iter().any(Option::is_none) {
+        common::did_not_run(
+            "go_oracle automaxprocs: did not run: no cgroup with a writable cpu controller",
+        );
+        return;
+    }
+    let cache = common::user_cache("go-oracle");
+    std::fs::create_dir_all(&cache).unwrap();
+    let bins: Vec<PathBuf> = resizes
+        .iter()
+        .map(|c| {
+            let name = format!("automaxprocs-go{}", c.line);
+            build_with(
+                &cache,
+                c.release,
+                &name,
+                RESIZE_PROBE,
+                c.line,
+                Some(&AUTOMAXPROCS),
+            )
+            .0
+        })
+        .collect();
+    let seen: Vec<Result<Seen, String>> = std::thread::scope(|s| {
+        let runs: Vec<_> = resizes
+            .iter()
+            .zip(&bins)
+            .zip(&quotas)
+            .map(|((c, bin), q)| s.spawn(move || resize(c, bin, q.as_ref().unwrap())))
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let mut wrong = Vec::new();
+    let mut ran = 0;
+    for (c, seen) in resizes.iter().zip(seen) {
+        match seen {
+            Ok(seen) => {
+                ran += 1;
+                println!(
+                    "go_oracle automaxprocs: {}: measured {}; predicted {:?}",
+                    c.label(),
+                    seen.summary,
+                    c.steps
+                );
+                wrong.extend(seen.wrong.iter().map(|w| format!("{}: {w}", c.label())));
+            }
+            Err(e) => common::did_not_run(&format!(
+                "go_oracle automaxprocs: {}: did not run: {e}",
+                c.label()
+            )),
+        }
+    }
+    println!(
+        "go_oracle automaxprocs: {ran} of {} cases ran, {:.1} s",
+        resizes.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(ran > 0, "no case ran");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

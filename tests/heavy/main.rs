@@ -19,3 +19,4 @@ mod images_failures;
 mod kubectl_yaml;
 mod packaging;
 mod precommit;
+mod sizing_source;
