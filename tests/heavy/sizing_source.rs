@@ -114,12 +114,20 @@ fn gomaxprocs_formulas_match_the_source_at_their_releases() {
             not_servable.join(", ")
         }
     );
+    // A proxy that filters what it serves (a mirror) refuses some releases: those were read at
+    // their tags in the repository instead, and are named here. A proxy that serves almost
+    // nothing checks nothing, which must not pass.
     if !not_served.is_empty() {
-        common::did_not_run(&format!(
+        println!(
             "sizing_source: the module proxy did not serve {}",
             not_served.join(", ")
-        ));
+        );
     }
+    assert!(
+        not_served.len() * 3 <= by_version.len(),
+        "the module proxy served too few of the versions: it refused {}",
+        not_served.join(", ")
+    );
     assert!(checked > 20, "only {checked} lines checked");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
