@@ -22,10 +22,10 @@ pub struct SelfSizing {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    /// Image names: the last path segment (`prometheus`, also matching `prometheus-foo` and
-    /// `prometheus_foo`), a path suffix when it holds a `/` (`ingress-nginx/controller`), or a
-    /// prefix when it ends with `-` (`csi-`).
-    pub names: Vec<String>,
+    /// The image repositories that publish this program, each with its registry host
+    /// (`quay.io/prometheus/prometheus`, `docker.io/library/nginx`): an image matches only its own
+    /// repository, or a mirror of it listed in [`Catalog::mirrors`].
+    pub repositories: Vec<String>,
     pub program: String,
     /// `go`, or the other language the program is written in.
     pub language: String,
@@ -65,6 +65,21 @@ pub struct Framework {
 pub struct Catalog {
     pub images: Vec<Entry>,
     pub frameworks: Vec<Framework>,
+    /// Registries (or a registry path) that serve the same repositories as another.
+    pub mirrors: Vec<Mirror>,
+}
+
+/// A registry that copies another's repositories under the same paths: `k8s.gcr.io/pause` is
+/// `registry.k8s.io/pause`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mirror {
+    /// A registry host, or a host and path prefix (`public.ecr.aws/docker/library`).
+    pub mirror: String,
+    /// What it copies, written the same way.
+    pub of: String,
+    pub why: String,
+    pub source: String,
 }
 
 pub static CATALOG: LazyLock<Catalog> = LazyLock::new(|| {
@@ -196,113 +211,93 @@ pub fn service_of_tag(tag: &str) -> Option<&str> {
     .then_some(name)
 }
 
-/// The tokens of the last path segment (`redis_exporter` gives `redis`, `exporter`).
-fn tokens(segment: &str) -> impl Iterator<Item = &str> {
-    segment.split(['-', '_', '.'])
+/// The repository an image names, written as the catalog writes it: registry host and path,
+/// lowercase, with Docker's implied host (`docker.io`) and namespace (`library/`) made explicit and
+/// a known mirror replaced by the registry it copies (`nginx:1.27` and
+/// `public.ecr.aws/docker/library/nginx` both give `docker.io/library/nginx`).
+pub fn repository(image: &str) -> String {
+    let no_digest = image.split_once('@').map_or(image, |(name, _)| name);
+    let name_start = no_digest.rfind('/').map_or(0, |i| i + 1);
+    let no_tag = match no_digest[name_start..].split_once(':') {
+        Some((name, _)) => &no_digest[..name_start + name.len()],
+        None => no_digest,
+    };
+    canonical_repository(no_tag)
 }
 
-/// The catalog's names by kind of match, built once, so a lookup costs a few hash probes however
-/// large the catalog grows: exact names and path suffixes (`calico/node`) are found by the image's
-/// last path segment, `name-…` / `name_…` matches and prefixes (`csi-`) by the segment's head
-/// (its text before the first `-` or `_`), which such a name shares with every image it matches.
+/// [`repository`] for a name without tag or digest.
+fn canonical_repository(name: &str) -> String {
+    let name = name.to_ascii_lowercase();
+    let mut full = match name.split_once('/') {
+        Some((first, _)) if first.contains(['.', ':']) || first == "localhost" => name,
+        _ => format!("docker.io/{name}"),
+    };
+    // Mirrors are written as their origin is, so one pass suffices.
+    if let Some(m) = CATALOG.mirrors.iter().find(|m| {
+        full.strip_prefix(m.mirror.as_str())
+            .is_some_and(|rest| rest.starts_with('/'))
+    }) {
+        full = format!("{}{}", m.of, &full[m.mirror.len()..]);
+    }
+    if let Some(path) = full.strip_prefix("docker.io/") {
+        if !path.contains('/') {
+            full = format!("docker.io/library/{path}");
+        }
+    }
+    full
+}
+
+/// The catalog's repositories, each written as [`repository`] gives it.
 struct Index {
-    by_name: foldhash::HashMap<&'static str, &'static Entry>,
-    /// Names with a `/`, by their last segment: `calico/node` under `node`.
-    paths: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
-    /// Names without a `/` by their head; prefixes keep their trailing `-`.
-    by_head: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
-}
-
-/// A name's text before its first `-` or `_`.
-fn head(name: &str) -> &str {
-    name.split(['-', '_']).next().unwrap_or(name)
+    by_repository: foldhash::HashMap<&'static str, &'static Entry>,
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
-        by_name: Default::default(),
-        paths: Default::default(),
-        by_head: Default::default(),
+        by_repository: Default::default(),
     };
     for entry in &CATALOG.images {
-        for name in &entry.names {
-            let name = name.as_str();
-            if let Some((_, last)) = name.rsplit_once('/') {
-                index.paths.entry(last).or_default().push((name, entry));
-                continue;
-            }
-            if !name.ends_with('-') {
-                index.by_name.entry(name).or_insert(entry);
-            }
-            let heads = index.by_head.entry(head(name)).or_default();
-            if !heads.iter().any(|(n, _)| *n == name) {
-                heads.push((name, entry));
-            }
+        for repo in &entry.repositories {
+            let repo = repo.as_str();
+            index.by_repository.entry(repo).or_insert(entry);
         }
     }
     index
 });
 
-/// The catalog entry for an image, and the name that matched: the longest matching name wins, so
-/// `node-exporter` is not Node.js and `redis_exporter` is not Redis.
+/// The catalog entry for an image, and the repository that matched: only the exact repository
+/// (after [`repository`]'s normalisation) matches, so `node-problem-detector` is not Node.js and
+/// `cert-manager-webhook-pdns` is not cert-manager.
 pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
     lookup_ref(&ImageRef::parse(image))
 }
 
 /// [`lookup`] for a reference already read.
 pub fn lookup_ref(r: &ImageRef) -> Option<(&'static Entry, &'static str)> {
-    if r.repo.bytes().any(|b| b.is_ascii_uppercase()) {
-        return lookup_repo(r.repo);
-    }
-    lookup_lowercase(r.repo, r.name)
+    let repo = repository(r.image);
+    INDEX
+        .by_repository
+        .get_key_value(repo.as_str())
+        .map(|(name, entry)| (*entry, *name))
 }
 
-/// [`lookup`] for a repository name alone (a tag's service: `checkout`).
-pub fn lookup_repo(repo: &str) -> Option<(&'static Entry, &'static str)> {
-    fn last(repo: &str) -> &str {
-        repo.rsplit('/').next().unwrap_or(repo)
+/// The entry for a service a tag names in a repository that publishes every service of a project
+/// under one image (`ghcr.io/open-telemetry/demo:2.1.3-kafka`): the service name read as the
+/// repository of Docker's official image of that name, else Bitnami's (`docker.io/bitnami/kafka`).
+/// A generic name (`frontend`) names no such repository.
+pub fn lookup_service(service: &str) -> Option<(&'static Entry, &'static str)> {
+    if service.contains(['/', ':', '@']) {
+        return None;
     }
-    if repo.bytes().any(|b| b.is_ascii_uppercase()) {
-        let lower = repo.to_ascii_lowercase();
-        return lookup_lowercase(&lower, last(&lower));
-    }
-    lookup_lowercase(repo, last(repo))
-}
-
-fn lookup_lowercase(repo: &str, last: &str) -> Option<(&'static Entry, &'static str)> {
-    let index = &*INDEX;
-    let mut best: Option<(&'static Entry, &'static str)> = None;
-    let mut consider = |entry: &'static Entry, name: &'static str| {
-        if best.is_none_or(|(_, b)| name.len() > b.len()) {
-            best = Some((entry, name));
-        }
-    };
-    if let Some((name, entry)) = index.by_name.get_key_value(last) {
-        consider(entry, name);
-    }
-    for &(name, entry) in index.paths.get(last).into_iter().flatten() {
-        let whole_segments = repo
-            .strip_suffix(name)
-            .is_some_and(|before| before.is_empty() || before.ends_with('/'));
-        if whole_segments {
-            consider(entry, name);
-        }
-    }
-    // `name-…` and `name_…`, and prefixes (`csi-`): a non-Go program's name inside a wrapper's
-    // name (`redis-operator`) is no match.
-    let wrapper = || tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
-    for &(name, entry) in index.by_head.get(head(last)).into_iter().flatten() {
-        let matches = match name.strip_suffix('-') {
-            Some(_) => last.starts_with(name),
-            None => last
-                .strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with(['-', '_'])),
-        };
-        if matches && (entry.is_go() || !wrapper()) {
-            consider(entry, name);
-        }
-    }
-    best
+    let service = service.to_ascii_lowercase();
+    ["docker.io/library/", "docker.io/bitnami/"]
+        .iter()
+        .find_map(|namespace| {
+            INDEX
+                .by_repository
+                .get_key_value(format!("{namespace}{service}").as_str())
+        })
+        .map(|(name, entry)| (*entry, *name))
 }
 
 /// A release number from an image tag: `v3.1.0`, `3.1`, `2.53.1-distroless` give (3, 1, 0),
@@ -347,7 +342,16 @@ mod tests {
         assert!(CATALOG.images.len() > 50);
         for e in &CATALOG.images {
             assert!(e.source.starts_with("https://"), "{}", e.program);
-            assert!(!e.names.is_empty(), "{}", e.program);
+            assert!(!e.repositories.is_empty(), "{}", e.program);
+            for r in &e.repositories {
+                // Written as an image reference normalises, so the index finds it.
+                assert_eq!(&repository(r), r, "{}: write {r} in full", e.program);
+                assert_eq!(
+                    lookup(r).map(|(_, name)| name),
+                    Some(r.as_str()),
+                    "{r} is in two entries"
+                );
+            }
             for s in [&e.gomaxprocs, &e.gomemlimit].into_iter().flatten() {
                 assert!(s.source.starts_with("https://"), "{}", e.program);
                 assert!(e.is_go(), "{} sizes Go settings but is not Go", e.program);
@@ -365,6 +369,76 @@ mod tests {
                 assert!(s.source.starts_with("https://"), "{}", f.import);
             }
         }
+        for m in &CATALOG.mirrors {
+            assert!(m.source.starts_with("https://"), "{}", m.mirror);
+            assert!(
+                CATALOG.mirrors.iter().all(|o| o.mirror != m.of),
+                "{} copies a mirror",
+                m.mirror
+            );
+        }
+    }
+
+    #[test]
+    fn images_match_by_exact_repository_not_by_name_prefix() {
+        let program = |image: &str| lookup(image).map(|(e, _)| e.program.as_str());
+        // Other programs whose names start with a catalog program's name.
+        for image in [
+            "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20",
+            "registry.k8s.io/nfd/node-feature-discovery:v0.17.3",
+            "nginx/nginx-ingress:5.0.0",
+            "ghcr.io/nginx/nginx-gateway-fabric:2.0.0",
+            "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0",
+            "grafana/grafana-image-renderer:v4.0.0",
+            "quay.io/fabxc/prometheus_demo_service",
+            "quay.io/argoproj/kubectl-argo-rollouts:v1.7",
+            "ghcr.io/acme/xnginx",
+            "python-worker:1",
+            "acme/node-labeler:0.1.0",
+        ] {
+            assert_eq!(program(image), None, "{image}");
+        }
+        // A numeric release compared with another program's releases.
+        assert_eq!(program("zachomedia/cert-manager-webhook-pdns:v2.5.2"), None);
+        assert_eq!(program("acme/pilot:2.0.0"), None);
+        assert_eq!(program("quay.io/cilium/cilium-envoy:v1.33"), Some("Envoy"));
+        assert_eq!(
+            lookup("selenium/node-chrome:4.20").map(|(e, _)| e.language.as_str()),
+            Some("java")
+        );
+        assert_eq!(
+            program("quay.io/cilium/cilium:v1.18.0"),
+            Some("Cilium (agent, operator, hubble-relay)")
+        );
+        // The host is optional for Docker Hub, and mirrors give their origin.
+        for image in [
+            "nginx:1.27",
+            "docker.io/nginx",
+            "docker.io/library/nginx:1.27",
+            "index.docker.io/library/nginx@sha256:ab",
+            "public.ecr.aws/docker/library/nginx:1.27",
+            "mirror.gcr.io/library/nginx",
+            "NGINX:1.27",
+        ] {
+            assert_eq!(repository(image), "docker.io/library/nginx", "{image}");
+            assert_eq!(program(image), Some("nginx"), "{image}");
+        }
+        assert_eq!(
+            program("k8s.gcr.io/ingress-nginx/controller:v1.9.0"),
+            Some("ingress-nginx controller")
+        );
+        assert_eq!(program("registry.example.com/library/nginx"), None);
+        assert_eq!(program("localhost:5000/nginx"), None);
+        assert_eq!(
+            lookup_service("kafka").map(|(e, _)| e.language.as_str()),
+            Some("java")
+        );
+        assert_eq!(
+            lookup_service("postgresql").map(|(e, _)| e.language.as_str()),
+            Some("c")
+        );
+        assert!(lookup_service("frontend").is_none());
+        assert!(lookup_service("checkout").is_none());
     }
 
     #[test]
@@ -408,7 +482,7 @@ mod tests {
             Some("go")
         );
         assert_eq!(lang("ghcr.io/zalando/postgres-operator:v1"), None);
-        assert_eq!(lang("python-worker:1"), Some("python"));
+        assert_eq!(lang("python:3.12-slim"), Some("python"));
         assert_eq!(lang("ghcr.io/acme/api:1.4.2"), None);
         assert_eq!(lang("ghcr.io/acme/xnginx"), None);
         assert_eq!(lang(""), None);

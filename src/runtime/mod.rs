@@ -363,7 +363,7 @@ impl<'a> GoView<'a> {
             .and_then(|r| {
                 catalog::lookup_ref(&r).or_else(|| {
                     let service = r.tag.and_then(catalog::service_of_tag)?;
-                    catalog::lookup_repo(service)
+                    catalog::lookup_service(service)
                 })
             })
             .map(|(e, _)| e);

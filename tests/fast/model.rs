@@ -147,3 +147,69 @@ spec:
     // Ephemeral containers cannot have resources, so they are never told to add requests.
     assert_eq!(on("GK401"), vec!["init", "proxy"]);
 }
+
+/// The codes each container of a Deployment gets, by container name.
+fn codes_by_container(containers: &[(&str, &str)], cfg: &Config) -> Vec<(String, Vec<String>)> {
+    let mut text = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      containers:\n",
+    );
+    for (name, image) in containers {
+        text.push_str(&format!(
+            "        - name: {name}\n          image: {image}\n          resources:\n            limits: {{cpu: 2, memory: 1Gi}}\n"
+        ));
+    }
+    let r = lint_text("t.yaml", &text, cfg);
+    containers
+        .iter()
+        .map(|(name, _)| {
+            let mut codes: Vec<String> = r
+                .findings
+                .iter()
+                .filter(|f| f.diagnostic.container.as_deref() == Some(*name))
+                .map(|f| f.diagnostic.code.to_string())
+                .filter(|c| c == "GK101" || c == "GK201")
+                .collect();
+            codes.sort();
+            codes.dedup();
+            (name.to_string(), codes)
+        })
+        .collect()
+}
+
+#[test]
+fn catalog_facts_hold_only_for_the_exact_repository() {
+    // Programs whose names start with a catalog program's name: Go programs judged by someone
+    // else's catalog entry (Node.js, nginx, HAProxy) or given someone else's releases' facts
+    // (cert-manager's Go 1.25, Istio's automemlimit).
+    let images = [
+        (
+            "npd",
+            "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20",
+        ),
+        ("nfd", "registry.k8s.io/nfd/node-feature-discovery:v0.17.3"),
+        ("nic", "nginx/nginx-ingress:5.0.0"),
+        ("ngf", "ghcr.io/nginx/nginx-gateway-fabric:2.0.0"),
+        ("hai", "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0"),
+        ("pdns", "zachomedia/cert-manager-webhook-pdns:v2.5.2"),
+        ("pilot", "acme/pilot:2.0.0"),
+    ];
+    let want: Vec<(String, Vec<String>)> = images
+        .iter()
+        .map(|(n, _)| (n.to_string(), vec!["GK101".into(), "GK201".into()]))
+        .collect();
+    assert_eq!(codes_by_container(&images, &Config::default()), want);
+    // The programs themselves, under their own repositories and mirrors, keep their facts.
+    let own = [
+        ("nginx", "public.ecr.aws/docker/library/nginx:1.27"),
+        ("istiod", "docker.io/istio/pilot:1.29.0"),
+        ("cm", "quay.io/jetstack/cert-manager-webhook:v1.19.0"),
+    ];
+    let got = codes_by_container(&own, &Config::default());
+    assert_eq!(got[0].1, Vec::<String>::new(), "nginx is not Go: {got:?}");
+    assert_eq!(got[1].1, Vec::<String>::new(), "istiod sizes both: {got:?}");
+    assert_eq!(
+        got[2].1,
+        vec!["GK101".to_string()],
+        "Go 1.25 follows the CPU limit: {got:?}"
+    );
+}
