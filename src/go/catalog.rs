@@ -6,14 +6,25 @@
 use serde::Deserialize;
 use std::sync::LazyLock;
 
-/// Things a Go program does for itself, from a release on.
+/// Releases of a program, as image tags write them without a `v`: from `from` (inclusive; every
+/// earlier release when absent) to `below` (exclusive; every later release when absent).
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub below: Option<String>,
+}
+
+/// Things a Go program does for itself, in some of its releases.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SelfSizing {
-    /// The first release (as image tags write it, without a `v`) that does it by default; none
-    /// when every release does.
+    /// The releases that do it by default: several ranges when a maintenance branch took it up
+    /// later or a release dropped it; empty when every release does.
     #[serde(default)]
-    pub since: Option<String>,
+    pub releases: Vec<Range>,
     /// How: "links go.uber.org/automaxprocs", "--auto-gomemlimit, on by default".
     pub how: String,
     pub source: String,
@@ -34,10 +45,10 @@ pub struct Entry {
     pub gomaxprocs: Option<SelfSizing>,
     #[serde(default)]
     pub gomemlimit: Option<SelfSizing>,
-    /// The first release whose main module says `go 1.25` or later: from then on the runtime
-    /// itself follows the CPU limit.
+    /// The releases whose main module says `go 1.25` or later, whose runtime itself follows the
+    /// CPU limit: several ranges when maintenance branches moved after a newer minor release.
     #[serde(default)]
-    pub go_1_25_since: Option<String>,
+    pub go_1_25: Vec<Range>,
     #[serde(default)]
     pub source_go_1_25: Option<String>,
 }
@@ -314,28 +325,86 @@ pub fn tag_release(tag: &str) -> Option<(u32, u32, u32)> {
     Some((major, minor, patch))
 }
 
-/// Whether an image's release is at least `since`: Some(true/false) when the tag names a release,
-/// Some(true) for no tag, `latest` and the tags of a development branch's tip (`main`, `master`,
-/// `edge`, `nightly`), which are newer than every release; None when the tag says nothing.
-pub fn release_at_least(image: &ImageRef, since: &str) -> Option<bool> {
+/// Whether an image's release is in one of `ranges`: Some(true/false) when the tag names a
+/// release; for no tag, `latest` and the tags of a development branch's tip (`main`, `master`,
+/// `edge`, `nightly`), which are newer than every release, whether the last range is open; None
+/// when the tag says nothing.
+pub fn release_in(image: &ImageRef, ranges: &[Range]) -> Option<bool> {
+    let bound = |v: &Option<String>| v.as_deref().and_then(tag_release);
+    let newest = || ranges.iter().any(|r| r.below.is_none());
     let Some(tag) = image.tag else {
         // An image pinned only by digest: no release to read.
-        return (!image.image.contains('@')).then_some(true);
+        return (!image.image.contains('@')).then(newest);
     };
     if matches!(
         tag,
         "latest" | "main" | "master" | "edge" | "nightly" | "dev"
     ) {
-        return Some(true);
+        return Some(newest());
     }
     let have = tag_release(tag)?;
-    let want = tag_release(since)?;
-    Some(have >= want)
+    Some(ranges.iter().any(|r| {
+        bound(&r.from).is_none_or(|from| have >= from)
+            && bound(&r.below).is_none_or(|below| have < below)
+    }))
+}
+
+/// Whether a fact given by ranges holds for an image: every release when there are none.
+pub fn holds_for(image: &ImageRef, ranges: &[Range]) -> bool {
+    ranges.is_empty() || release_in(image, ranges) == Some(true)
+}
+
+/// The releases as the notes give them: "since release 3.0.0" for one open range, else "in
+/// releases 3.5.28 up to 3.6.0 (not included), and from 3.6.9".
+pub fn describe_releases(ranges: &[Range]) -> String {
+    match ranges {
+        [Range {
+            from: Some(v),
+            below: None,
+        }] => format!("since release {v}"),
+        _ => format!("in releases {}", describe_ranges(ranges)),
+    }
+}
+
+fn describe_ranges(ranges: &[Range]) -> String {
+    let parts: Vec<String> = ranges
+        .iter()
+        .map(|r| match (&r.from, &r.below) {
+            (Some(f), Some(b)) => format!("{f} up to {b} (not included)"),
+            (Some(f), None) => format!("from {f}"),
+            (None, Some(b)) => format!("below {b}"),
+            (None, None) => "every release".to_string(),
+        })
+        .collect();
+    parts.join(", and ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Ranges in order, each non-empty, apart from each other, with releases a tag can name.
+    fn assert_ranges(ranges: &[Range], program: &str) {
+        let v = |s: &Option<String>| {
+            s.as_deref()
+                .map(|s| tag_release(s).unwrap_or_else(|| panic!("{program}: release {s}")))
+        };
+        for (i, r) in ranges.iter().enumerate() {
+            assert!(
+                r.from.is_some() || r.below.is_some(),
+                "{program}: an empty range"
+            );
+            if let (Some(f), Some(b)) = (v(&r.from), v(&r.below)) {
+                assert!(f < b, "{program}: {r:?}");
+            }
+            if let Some(next) = ranges.get(i + 1) {
+                assert!(
+                    v(&r.below).is_some() && v(&r.below) < v(&next.from),
+                    "{program}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn the_catalog_loads_and_every_entry_names_a_source() {
@@ -355,12 +424,10 @@ mod tests {
             for s in [&e.gomaxprocs, &e.gomemlimit].into_iter().flatten() {
                 assert!(s.source.starts_with("https://"), "{}", e.program);
                 assert!(e.is_go(), "{} sizes Go settings but is not Go", e.program);
-                if let Some(v) = &s.since {
-                    assert!(tag_release(v).is_some(), "{}: since {v}", e.program);
-                }
+                assert_ranges(&s.releases, &e.program);
             }
-            if let Some(v) = &e.go_1_25_since {
-                assert!(tag_release(v).is_some(), "{}: go_1_25_since {v}", e.program);
+            assert_ranges(&e.go_1_25, &e.program);
+            if !e.go_1_25.is_empty() {
                 assert!(e.source_go_1_25.is_some(), "{}", e.program);
             }
         }
@@ -376,6 +443,58 @@ mod tests {
                 "{} copies a mirror",
                 m.mirror
             );
+        }
+    }
+
+    /// The catalog's ranges are those `scripts/derive-catalog.py` read from the programs' own
+    /// releases (go.mod `go` lines, main packages' imports) into `catalog-derived.json`.
+    #[test]
+    fn catalog_ranges_are_the_derived_ones() {
+        let derived: serde_json::Value =
+            serde_json::from_str(include_str!("catalog-derived.json")).unwrap();
+        let ranges = |v: &serde_json::Value| -> Vec<Range> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| Range {
+                    from: r["from"].as_str().map(str::to_string),
+                    below: r["below"].as_str().map(str::to_string),
+                })
+                .collect()
+        };
+        let programs = derived["programs"].as_array().unwrap();
+        assert!(programs.len() >= 10);
+        for p in programs {
+            let d = &p["derived"];
+            for e in p["entries"].as_array().unwrap() {
+                let name = e.as_str().unwrap();
+                let entry = CATALOG
+                    .images
+                    .iter()
+                    .find(|x| x.program == name)
+                    .unwrap_or_else(|| panic!("no catalog entry {name}"));
+                assert_eq!(entry.go_1_25, ranges(&d["go_1_25"]), "{name}: go_1_25");
+                for (fact, from) in p["checks"].as_object().unwrap() {
+                    let sizing = match fact.as_str() {
+                        "gomaxprocs" => entry.gomaxprocs.as_ref(),
+                        _ => entry.gomemlimit.as_ref(),
+                    };
+                    let sizing = sizing.unwrap_or_else(|| panic!("{name}: no {fact}"));
+                    let want = ranges(&d[from.as_str().unwrap()]);
+                    assert_eq!(sizing.releases, want, "{name}: {fact}");
+                }
+            }
+            // Every range boundary names the release, file and line that decided it.
+            for (fact, rs) in d.as_object().unwrap() {
+                for r in rs.as_array().into_iter().flatten() {
+                    let evidence = r["evidence"].as_array().unwrap();
+                    let bounds = 1 + usize::from(r.get("below").is_some());
+                    assert_eq!(evidence.len(), bounds, "{fact}: {r}");
+                    for ev in evidence {
+                        assert!(ev["tag"].is_string() && ev["file"].is_string(), "{ev}");
+                    }
+                }
+            }
         }
     }
 
@@ -509,24 +628,36 @@ mod tests {
         assert_eq!(tag_release("1.25"), Some((1, 25, 0)));
         assert_eq!(tag_release("latest"), None);
         assert_eq!(tag_release("20240101"), None);
-        let release_at_least = |image, since| release_at_least(&ImageRef::parse(image), since);
-        assert_eq!(
-            release_at_least("prom/prometheus:v3.1.0", "3.0.0"),
-            Some(true)
-        );
-        assert_eq!(
-            release_at_least("prom/prometheus:v2.55.0", "3.0.0"),
-            Some(false)
-        );
-        assert_eq!(release_at_least("prom/prometheus", "3.0.0"), Some(true));
-        assert_eq!(release_at_least("prom/prometheus@sha256:ab", "3.0.0"), None);
-        assert_eq!(
-            release_at_least("prom/prometheus:main", "3.0.0"),
-            Some(true)
-        );
-        assert_eq!(
-            release_at_least("prom/prometheus:sha-1a2b3c", "3.0.0"),
-            None
-        );
+        let from = |f: &str| Range {
+            from: Some(f.to_string()),
+            below: None,
+        };
+        let span = |f: &str, b: &str| Range {
+            from: Some(f.to_string()),
+            below: Some(b.to_string()),
+        };
+        let at_least = |image, since| release_in(&ImageRef::parse(image), &[from(since)]);
+        assert_eq!(at_least("prom/prometheus:v3.1.0", "3.0.0"), Some(true));
+        assert_eq!(at_least("prom/prometheus:v2.55.0", "3.0.0"), Some(false));
+        assert_eq!(at_least("prom/prometheus", "3.0.0"), Some(true));
+        assert_eq!(at_least("prom/prometheus@sha256:ab", "3.0.0"), None);
+        assert_eq!(at_least("prom/prometheus:main", "3.0.0"), Some(true));
+        assert_eq!(at_least("prom/prometheus:sha-1a2b3c", "3.0.0"), None);
+        // A maintenance branch and the newer minor releases, and a fact a release removed.
+        let etcd = [span("3.5.28", "3.6.0"), from("3.6.9")];
+        let r = |image| release_in(&ImageRef::parse(image), &etcd);
+        assert_eq!(r("etcd:v3.5.27"), Some(false));
+        assert_eq!(r("etcd:v3.5.28"), Some(true));
+        assert_eq!(r("etcd:v3.6.0"), Some(false));
+        assert_eq!(r("etcd:v3.6.8"), Some(false));
+        assert_eq!(r("etcd:v3.6.9"), Some(true));
+        assert_eq!(r("etcd:latest"), Some(true));
+        let thanos = [span("0.7.0", "0.42.0")];
+        let r = |image| release_in(&ImageRef::parse(image), &thanos);
+        assert_eq!(r("thanos:v0.41.0"), Some(true));
+        assert_eq!(r("thanos:v0.42.0"), Some(false));
+        assert_eq!(r("thanos:latest"), Some(false));
+        assert_eq!(r("thanos"), Some(false));
+        assert!(holds_for(&ImageRef::parse("thanos:x"), &[]));
     }
 }
