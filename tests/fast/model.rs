@@ -267,6 +267,7 @@ fn catalog_facts_hold_for_their_release_ranges() {
             "quay.io/prometheus/prometheus:v3.5.4",
         ),
         ("nats:2.11.13", "nats:2.11.14"),
+        ("traefik:v2.11.35", "traefik:v2.11.36"),
     ] {
         let got = runtimes(&[before, at]);
         assert_eq!(
