@@ -268,6 +268,18 @@ fn catalog_facts_hold_for_their_release_ranges() {
         ),
         ("nats:2.11.13", "nats:2.11.14"),
         ("traefik:v2.11.35", "traefik:v2.11.36"),
+        (
+            "crossplane/crossplane:v1.20.4",
+            "crossplane/crossplane:v1.20.5",
+        ),
+        (
+            "victoriametrics/vmagent:v1.110.15",
+            "victoriametrics/vmagent:v1.110.16",
+        ),
+        (
+            "gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v1.9.3",
+            "gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v1.9.4",
+        ),
     ] {
         let got = runtimes(&[before, at]);
         assert_eq!(
