@@ -244,6 +244,10 @@ def derive(spec, reader):
     if "first" in spec:
         first = tuple(int(x) for x in spec["first"].split("."))
         releases = [(v, t) for v, t in releases if v >= first]
+    if "last_below" in spec:
+        # A major version kept in the same repository as another program (Cloud SQL Proxy v1).
+        below = tuple(int(x) for x in spec["last_below"].split("."))
+        releases = [(v, t) for v, t in releases if v < below]
     read = []
     unreadable = []
     for version, tag in releases:

@@ -277,6 +277,10 @@ fn catalog_facts_hold_for_their_release_ranges() {
             "victoriametrics/vmagent:v1.110.16",
         ),
         (
+            "public.ecr.aws/karpenter/controller:1.0.12",
+            "public.ecr.aws/karpenter/controller:1.0.13",
+        ),
+        (
             "gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v1.9.3",
             "gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v1.9.4",
         ),
