@@ -1,7 +1,9 @@
-//! The catalog of well-known images: which program an image runs, in which language, and whether
-//! that program sizes GOMAXPROCS or GOMEMLIMIT itself (and from which release). It is reviewed
-//! data, kept in `catalog.json` beside this file, where every entry names its source; this module
-//! only loads and matches it.
+//! The catalog of well-known images: which program an image runs, in which language, and in which
+//! releases that program sizes GOMAXPROCS or GOMEMLIMIT itself or is built with Go 1.25. It is
+//! reviewed data, kept in `catalog.json` beside this file, where every entry names its source and
+//! the ranges of releases come from `catalog-derived.json`, which `scripts/derive-catalog.py` reads
+//! from the programs' own tags; this module loads it and matches images by exact repository, so a
+//! look-alike name never borrows another program's facts.
 
 use serde::Deserialize;
 use std::sync::LazyLock;
