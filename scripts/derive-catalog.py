@@ -43,6 +43,11 @@ IMPORTS = {
     "automaxprocs": "go.uber.org/automaxprocs",
     "automemlimit": "github.com/KimMachineGun/automemlimit",
 }
+# Calls that size the runtime from the program itself. runtime.GOMAXPROCS(0) only reads the
+# value; any other argument sets it and turns Go 1.25's limit-aware default off.
+CALLS = {
+    "runtime_gomaxprocs": re.compile(r"\bruntime\.GOMAXPROCS\((?!\s*0\s*\))"),
+}
 GO_LINE = re.compile(r"^go\s+(\d+)\.(\d+)(?:\.(\d+))?\s*(?://.*)?$")
 
 
@@ -177,6 +182,15 @@ def imports(text, path):
     return None
 
 
+def calls(text, pattern):
+    """(line number, line) of the first line matching `pattern`, outside `//` comments."""
+    for i, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        if pattern.search(code):
+            return i, line.strip()
+    return None
+
+
 def facts_of(reader, tag, spec):
     """The facts of one release: {fact: (bool, evidence)}, or None when it cannot be read."""
     # Evidence names files as the repository has them.
@@ -203,7 +217,10 @@ def facts_of(reader, tag, spec):
         for directory in spec.get("packages", [""]):
             for f in reader.go_files(tag, directory):
                 src = reader.read(tag, f)
-                hit = src and imports(src, IMPORTS[fact])
+                if fact in CALLS:
+                    hit = src and calls(src, CALLS[fact])
+                else:
+                    hit = src and imports(src, IMPORTS[fact])
                 if hit:
                     found = {"tag": tag, "file": in_repo(f), "line": hit[0], "text": hit[1]}
                     break
@@ -215,7 +232,7 @@ def facts_of(reader, tag, spec):
             dirs = ", ".join(in_repo(d) or "." for d in spec.get("packages", [""]))
             facts[fact] = (
                 False,
-                {"tag": tag, "file": dirs, "line": 0, "text": "no import of %s" % IMPORTS[fact]},
+                {"tag": tag, "file": dirs, "line": 0, "text": "no %s" % IMPORTS.get(fact, fact)},
             )
     return facts
 
