@@ -548,6 +548,13 @@ mod tests {
             program("k8s.gcr.io/ingress-nginx/controller:v1.9.0"),
             Some("ingress-nginx controller")
         );
+        let lang = |image: &str| lookup(image).map(|(e, _)| e.language.as_str());
+        assert_eq!(lang("cr.l5d.io/linkerd/proxy-init:v2.4.1"), Some("go"));
+        assert_eq!(lang("k8s.gcr.io/pause:3.9"), Some("c"));
+        assert_eq!(
+            lang("docker.io/istio/examples-bookinfo-reviews-v2:1.20"),
+            Some("java")
+        );
         assert_eq!(program("registry.example.com/library/nginx"), None);
         assert_eq!(program("localhost:5000/nginx"), None);
         assert_eq!(
