@@ -1,12 +1,25 @@
-//! The catalog of well-known images: which program an image runs, in which language, and whether
-//! that program sizes GOMAXPROCS or GOMEMLIMIT itself (and from which release). It is reviewed
-//! data, kept in `catalog.json` beside this file, where every entry names its source; this module
-//! only loads and matches it.
+//! The catalog of well-known images: which program an image runs, in which language, and in which
+//! releases that program sizes GOMAXPROCS or GOMEMLIMIT itself or is built with Go 1.25. It is
+//! reviewed data, kept in `catalog.json` beside this file, where every entry names its source and
+//! the ranges of releases come from `catalog-derived.json`, which `scripts/derive-catalog.py` reads
+//! from the programs' own tags; this module loads it and matches images by exact repository, so a
+//! look-alike name never borrows another program's facts.
 
 use serde::Deserialize;
 use std::sync::LazyLock;
 
-/// Things a Go program does for itself, from a release on.
+/// Releases of a program, as image tags write them without a `v`: from `from` (inclusive; every
+/// earlier release when absent) to `below` (exclusive; every later release when absent).
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub below: Option<String>,
+}
+
+/// Things a Go program does for itself, in some of its releases.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SelfSizing {
@@ -14,10 +27,10 @@ pub struct SelfSizing {
     /// `gomaxprocs` names one (a test holds the catalog to it).
     #[serde(default)]
     pub formula: Option<String>,
-    /// The first release (as image tags write it, without a `v`) that does it by default; none
-    /// when every release does.
+    /// The releases that do it by default: several ranges when a maintenance branch took it up
+    /// later or a release dropped it; empty when every release does.
     #[serde(default)]
-    pub since: Option<String>,
+    pub releases: Vec<Range>,
     /// How: "links go.uber.org/automaxprocs", "--auto-gomemlimit, on by default".
     pub how: String,
     pub source: String,
@@ -117,17 +130,16 @@ impl SelfSizing {
             .formulas
             .get(self.formula.as_deref()?)?
             .iter()
-            .find(|r| {
-                let at_least = |v: &Option<String>| match (v, image) {
-                    (None, _) => Some(true),
-                    (Some(v), Some(i)) => release_at_least(i, v),
-                    (Some(_), None) => None,
-                };
-                at_least(&r.from) == Some(true)
-                    && match &r.before {
-                        None => true,
-                        Some(_) => at_least(&r.before) == Some(false),
-                    }
+            .find(|r| match (&r.from, &r.before, image) {
+                (None, None, _) => true,
+                (_, _, None) => false,
+                (from, before, Some(i)) => {
+                    let range = Range {
+                        from: from.clone(),
+                        below: before.clone(),
+                    };
+                    release_in(i, std::slice::from_ref(&range)) == Some(true)
+                }
             })
             .map(|r| &r.does)
     }
@@ -136,10 +148,10 @@ impl SelfSizing {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Entry {
-    /// Image names: the last path segment (`prometheus`, also matching `prometheus-foo` and
-    /// `prometheus_foo`), a path suffix when it holds a `/` (`ingress-nginx/controller`), or a
-    /// prefix when it ends with `-` (`csi-`).
-    pub names: Vec<String>,
+    /// The image repositories that publish this program, each with its registry host
+    /// (`quay.io/prometheus/prometheus`, `docker.io/library/nginx`): an image matches only its own
+    /// repository, or a mirror of it listed in [`Catalog::mirrors`].
+    pub repositories: Vec<String>,
     pub program: String,
     /// `go`, or the other language the program is written in.
     pub language: String,
@@ -148,10 +160,10 @@ pub struct Entry {
     pub gomaxprocs: Option<SelfSizing>,
     #[serde(default)]
     pub gomemlimit: Option<SelfSizing>,
-    /// The first release whose main module says `go 1.25` or later: from then on the runtime
-    /// itself follows the CPU limit.
+    /// The releases whose main module says `go 1.25` or later, whose runtime itself follows the
+    /// CPU limit: several ranges when maintenance branches moved after a newer minor release.
     #[serde(default)]
-    pub go_1_25_since: Option<String>,
+    pub go_1_25: Vec<Range>,
     #[serde(default)]
     pub source_go_1_25: Option<String>,
 }
@@ -182,6 +194,21 @@ pub struct Catalog {
     /// How programs size GOMAXPROCS, by name, each a list of [`Ranged`] formulas.
     #[serde(default)]
     pub formulas: std::collections::BTreeMap<String, Vec<Ranged>>,
+    /// Registries (or a registry path) that serve the same repositories as another.
+    pub mirrors: Vec<Mirror>,
+}
+
+/// A registry that copies another's repositories under the same paths: `k8s.gcr.io/pause` is
+/// `registry.k8s.io/pause`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mirror {
+    /// A registry host, or a host and path prefix (`public.ecr.aws/docker/library`).
+    pub mirror: String,
+    /// What it copies, written the same way.
+    pub of: String,
+    pub why: String,
+    pub source: String,
 }
 
 pub static CATALOG: LazyLock<Catalog> = LazyLock::new(|| {
@@ -313,113 +340,93 @@ pub fn service_of_tag(tag: &str) -> Option<&str> {
     .then_some(name)
 }
 
-/// The tokens of the last path segment (`redis_exporter` gives `redis`, `exporter`).
-fn tokens(segment: &str) -> impl Iterator<Item = &str> {
-    segment.split(['-', '_', '.'])
+/// The repository an image names, written as the catalog writes it: registry host and path,
+/// lowercase, with Docker's implied host (`docker.io`) and namespace (`library/`) made explicit and
+/// a known mirror replaced by the registry it copies (`nginx:1.27` and
+/// `public.ecr.aws/docker/library/nginx` both give `docker.io/library/nginx`).
+pub fn repository(image: &str) -> String {
+    let no_digest = image.split_once('@').map_or(image, |(name, _)| name);
+    let name_start = no_digest.rfind('/').map_or(0, |i| i + 1);
+    let no_tag = match no_digest[name_start..].split_once(':') {
+        Some((name, _)) => &no_digest[..name_start + name.len()],
+        None => no_digest,
+    };
+    canonical_repository(no_tag)
 }
 
-/// The catalog's names by kind of match, built once, so a lookup costs a few hash probes however
-/// large the catalog grows: exact names and path suffixes (`calico/node`) are found by the image's
-/// last path segment, `name-…` / `name_…` matches and prefixes (`csi-`) by the segment's head
-/// (its text before the first `-` or `_`), which such a name shares with every image it matches.
+/// [`repository`] for a name without tag or digest.
+fn canonical_repository(name: &str) -> String {
+    let name = name.to_ascii_lowercase();
+    let mut full = match name.split_once('/') {
+        Some((first, _)) if first.contains(['.', ':']) || first == "localhost" => name,
+        _ => format!("docker.io/{name}"),
+    };
+    // Mirrors are written as their origin is, so one pass suffices.
+    if let Some(m) = CATALOG.mirrors.iter().find(|m| {
+        full.strip_prefix(m.mirror.as_str())
+            .is_some_and(|rest| rest.starts_with('/'))
+    }) {
+        full = format!("{}{}", m.of, &full[m.mirror.len()..]);
+    }
+    if let Some(path) = full.strip_prefix("docker.io/") {
+        if !path.contains('/') {
+            full = format!("docker.io/library/{path}");
+        }
+    }
+    full
+}
+
+/// The catalog's repositories, each written as [`repository`] gives it.
 struct Index {
-    by_name: foldhash::HashMap<&'static str, &'static Entry>,
-    /// Names with a `/`, by their last segment: `calico/node` under `node`.
-    paths: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
-    /// Names without a `/` by their head; prefixes keep their trailing `-`.
-    by_head: foldhash::HashMap<&'static str, Vec<(&'static str, &'static Entry)>>,
-}
-
-/// A name's text before its first `-` or `_`.
-fn head(name: &str) -> &str {
-    name.split(['-', '_']).next().unwrap_or(name)
+    by_repository: foldhash::HashMap<&'static str, &'static Entry>,
 }
 
 static INDEX: LazyLock<Index> = LazyLock::new(|| {
     let mut index = Index {
-        by_name: Default::default(),
-        paths: Default::default(),
-        by_head: Default::default(),
+        by_repository: Default::default(),
     };
     for entry in &CATALOG.images {
-        for name in &entry.names {
-            let name = name.as_str();
-            if let Some((_, last)) = name.rsplit_once('/') {
-                index.paths.entry(last).or_default().push((name, entry));
-                continue;
-            }
-            if !name.ends_with('-') {
-                index.by_name.entry(name).or_insert(entry);
-            }
-            let heads = index.by_head.entry(head(name)).or_default();
-            if !heads.iter().any(|(n, _)| *n == name) {
-                heads.push((name, entry));
-            }
+        for repo in &entry.repositories {
+            let repo = repo.as_str();
+            index.by_repository.entry(repo).or_insert(entry);
         }
     }
     index
 });
 
-/// The catalog entry for an image, and the name that matched: the longest matching name wins, so
-/// `node-exporter` is not Node.js and `redis_exporter` is not Redis.
+/// The catalog entry for an image, and the repository that matched: only the exact repository
+/// (after [`repository`]'s normalisation) matches, so `node-problem-detector` is not Node.js and
+/// `cert-manager-webhook-pdns` is not cert-manager.
 pub fn lookup(image: &str) -> Option<(&'static Entry, &'static str)> {
     lookup_ref(&ImageRef::parse(image))
 }
 
 /// [`lookup`] for a reference already read.
 pub fn lookup_ref(r: &ImageRef) -> Option<(&'static Entry, &'static str)> {
-    if r.repo.bytes().any(|b| b.is_ascii_uppercase()) {
-        return lookup_repo(r.repo);
-    }
-    lookup_lowercase(r.repo, r.name)
+    let repo = repository(r.image);
+    INDEX
+        .by_repository
+        .get_key_value(repo.as_str())
+        .map(|(name, entry)| (*entry, *name))
 }
 
-/// [`lookup`] for a repository name alone (a tag's service: `checkout`).
-pub fn lookup_repo(repo: &str) -> Option<(&'static Entry, &'static str)> {
-    fn last(repo: &str) -> &str {
-        repo.rsplit('/').next().unwrap_or(repo)
+/// The entry for a service a tag names in a repository that publishes every service of a project
+/// under one image (`ghcr.io/open-telemetry/demo:2.1.3-kafka`): the service name read as the
+/// repository of Docker's official image of that name, else Bitnami's (`docker.io/bitnami/kafka`).
+/// A generic name (`frontend`) names no such repository.
+pub fn lookup_service(service: &str) -> Option<(&'static Entry, &'static str)> {
+    if service.contains(['/', ':', '@']) {
+        return None;
     }
-    if repo.bytes().any(|b| b.is_ascii_uppercase()) {
-        let lower = repo.to_ascii_lowercase();
-        return lookup_lowercase(&lower, last(&lower));
-    }
-    lookup_lowercase(repo, last(repo))
-}
-
-fn lookup_lowercase(repo: &str, last: &str) -> Option<(&'static Entry, &'static str)> {
-    let index = &*INDEX;
-    let mut best: Option<(&'static Entry, &'static str)> = None;
-    let mut consider = |entry: &'static Entry, name: &'static str| {
-        if best.is_none_or(|(_, b)| name.len() > b.len()) {
-            best = Some((entry, name));
-        }
-    };
-    if let Some((name, entry)) = index.by_name.get_key_value(last) {
-        consider(entry, name);
-    }
-    for &(name, entry) in index.paths.get(last).into_iter().flatten() {
-        let whole_segments = repo
-            .strip_suffix(name)
-            .is_some_and(|before| before.is_empty() || before.ends_with('/'));
-        if whole_segments {
-            consider(entry, name);
-        }
-    }
-    // `name-…` and `name_…`, and prefixes (`csi-`): a non-Go program's name inside a wrapper's
-    // name (`redis-operator`) is no match.
-    let wrapper = || tokens(last).any(|t| WRAPPER_WORDS.contains(&t));
-    for &(name, entry) in index.by_head.get(head(last)).into_iter().flatten() {
-        let matches = match name.strip_suffix('-') {
-            Some(_) => last.starts_with(name),
-            None => last
-                .strip_prefix(name)
-                .is_some_and(|rest| rest.starts_with(['-', '_'])),
-        };
-        if matches && (entry.is_go() || !wrapper()) {
-            consider(entry, name);
-        }
-    }
-    best
+    let service = service.to_ascii_lowercase();
+    ["docker.io/library/", "docker.io/bitnami/"]
+        .iter()
+        .find_map(|namespace| {
+            INDEX
+                .by_repository
+                .get_key_value(format!("{namespace}{service}").as_str())
+        })
+        .map(|(name, entry)| (*entry, *name))
 }
 
 /// A release number from an image tag: `v3.1.0`, `3.1`, `2.53.1-distroless` give (3, 1, 0),
@@ -436,44 +443,109 @@ pub fn tag_release(tag: &str) -> Option<(u32, u32, u32)> {
     Some((major, minor, patch))
 }
 
-/// Whether an image's release is at least `since`: Some(true/false) when the tag names a release,
-/// Some(true) for no tag, `latest` and the tags of a development branch's tip (`main`, `master`,
-/// `edge`, `nightly`), which are newer than every release; None when the tag says nothing.
-pub fn release_at_least(image: &ImageRef, since: &str) -> Option<bool> {
+/// Whether an image's release is in one of `ranges`: Some(true/false) when the tag names a
+/// release; for no tag, `latest` and the tags of a development branch's tip (`main`, `master`,
+/// `edge`, `nightly`), which are newer than every release, whether the last range is open; None
+/// when the tag says nothing.
+pub fn release_in(image: &ImageRef, ranges: &[Range]) -> Option<bool> {
+    let bound = |v: &Option<String>| v.as_deref().and_then(tag_release);
+    let newest = || ranges.iter().any(|r| r.below.is_none());
     let Some(tag) = image.tag else {
         // An image pinned only by digest: no release to read.
-        return (!image.image.contains('@')).then_some(true);
+        return (!image.image.contains('@')).then(newest);
     };
     if matches!(
         tag,
         "latest" | "main" | "master" | "edge" | "nightly" | "dev"
     ) {
-        return Some(true);
+        return Some(newest());
     }
     let have = tag_release(tag)?;
-    let want = tag_release(since)?;
-    Some(have >= want)
+    Some(ranges.iter().any(|r| {
+        bound(&r.from).is_none_or(|from| have >= from)
+            && bound(&r.below).is_none_or(|below| have < below)
+    }))
+}
+
+/// Whether a fact given by ranges holds for an image: every release when there are none.
+pub fn holds_for(image: &ImageRef, ranges: &[Range]) -> bool {
+    ranges.is_empty() || release_in(image, ranges) == Some(true)
+}
+
+/// The releases as the notes give them: "since release 3.0.0" for one open range, else "in
+/// releases 3.5.28 up to 3.6.0 (not included), and from 3.6.9".
+pub fn describe_releases(ranges: &[Range]) -> String {
+    match ranges {
+        [Range {
+            from: Some(v),
+            below: None,
+        }] => format!("since release {v}"),
+        _ => format!("in releases {}", describe_ranges(ranges)),
+    }
+}
+
+fn describe_ranges(ranges: &[Range]) -> String {
+    let parts: Vec<String> = ranges
+        .iter()
+        .map(|r| match (&r.from, &r.below) {
+            (Some(f), Some(b)) => format!("{f} up to {b} (not included)"),
+            (Some(f), None) => format!("from {f}"),
+            (None, Some(b)) => format!("below {b}"),
+            (None, None) => "every release".to_string(),
+        })
+        .collect();
+    parts.join(", and ")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Ranges in order, each non-empty, apart from each other, with releases a tag can name.
+    fn assert_ranges(ranges: &[Range], program: &str) {
+        let v = |s: &Option<String>| {
+            s.as_deref()
+                .map(|s| tag_release(s).unwrap_or_else(|| panic!("{program}: release {s}")))
+        };
+        for (i, r) in ranges.iter().enumerate() {
+            assert!(
+                r.from.is_some() || r.below.is_some(),
+                "{program}: an empty range"
+            );
+            if let (Some(f), Some(b)) = (v(&r.from), v(&r.below)) {
+                assert!(f < b, "{program}: {r:?}");
+            }
+            if let Some(next) = ranges.get(i + 1) {
+                assert!(
+                    v(&r.below).is_some() && v(&r.below) < v(&next.from),
+                    "{program}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn the_catalog_loads_and_every_entry_names_a_source() {
         assert!(CATALOG.images.len() > 50);
         for e in &CATALOG.images {
             assert!(e.source.starts_with("https://"), "{}", e.program);
-            assert!(!e.names.is_empty(), "{}", e.program);
+            assert!(!e.repositories.is_empty(), "{}", e.program);
+            for r in &e.repositories {
+                // Written as an image reference normalises, so the index finds it.
+                assert_eq!(&repository(r), r, "{}: write {r} in full", e.program);
+                assert_eq!(
+                    lookup(r).map(|(_, name)| name),
+                    Some(r.as_str()),
+                    "{r} is in two entries"
+                );
+            }
             for s in [&e.gomaxprocs, &e.gomemlimit].into_iter().flatten() {
                 assert!(s.source.starts_with("https://"), "{}", e.program);
                 assert!(e.is_go(), "{} sizes Go settings but is not Go", e.program);
-                if let Some(v) = &s.since {
-                    assert!(tag_release(v).is_some(), "{}: since {v}", e.program);
-                }
+                assert_ranges(&s.releases, &e.program);
             }
-            if let Some(v) = &e.go_1_25_since {
-                assert!(tag_release(v).is_some(), "{}: go_1_25_since {v}", e.program);
+            assert_ranges(&e.go_1_25, &e.program);
+            if !e.go_1_25.is_empty() {
                 assert!(e.source_go_1_25.is_some(), "{}", e.program);
             }
         }
@@ -482,6 +554,135 @@ mod tests {
                 assert!(s.source.starts_with("https://"), "{}", f.import);
             }
         }
+        for m in &CATALOG.mirrors {
+            assert!(m.source.starts_with("https://"), "{}", m.mirror);
+            assert!(
+                CATALOG.mirrors.iter().all(|o| o.mirror != m.of),
+                "{} copies a mirror",
+                m.mirror
+            );
+        }
+    }
+
+    /// The catalog's ranges are those `scripts/derive-catalog.py` read from the programs' own
+    /// releases (go.mod `go` lines, main packages' imports) into `catalog-derived.json`.
+    #[test]
+    fn catalog_ranges_are_the_derived_ones() {
+        let derived: serde_json::Value =
+            serde_json::from_str(include_str!("catalog-derived.json")).unwrap();
+        let ranges = |v: &serde_json::Value| -> Vec<Range> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| Range {
+                    from: r["from"].as_str().map(str::to_string),
+                    below: r["below"].as_str().map(str::to_string),
+                })
+                .collect()
+        };
+        let programs = derived["programs"].as_array().unwrap();
+        assert!(programs.len() >= 10);
+        for p in programs {
+            let d = &p["derived"];
+            for e in p["entries"].as_array().unwrap() {
+                let name = e.as_str().unwrap();
+                let entry = CATALOG
+                    .images
+                    .iter()
+                    .find(|x| x.program == name)
+                    .unwrap_or_else(|| panic!("no catalog entry {name}"));
+                assert_eq!(entry.go_1_25, ranges(&d["go_1_25"]), "{name}: go_1_25");
+                for (fact, from) in p["checks"].as_object().unwrap() {
+                    let sizing = match fact.as_str() {
+                        "gomaxprocs" => entry.gomaxprocs.as_ref(),
+                        _ => entry.gomemlimit.as_ref(),
+                    };
+                    let sizing = sizing.unwrap_or_else(|| panic!("{name}: no {fact}"));
+                    let want = ranges(&d[from.as_str().unwrap()]);
+                    assert_eq!(sizing.releases, want, "{name}: {fact}");
+                }
+            }
+            // Every range boundary names the release, file and line that decided it.
+            for (fact, rs) in d.as_object().unwrap() {
+                for r in rs.as_array().into_iter().flatten() {
+                    let evidence = r["evidence"].as_array().unwrap();
+                    let bounds = 1 + usize::from(r.get("below").is_some());
+                    assert_eq!(evidence.len(), bounds, "{fact}: {r}");
+                    for ev in evidence {
+                        assert!(ev["tag"].is_string() && ev["file"].is_string(), "{ev}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn images_match_by_exact_repository_not_by_name_prefix() {
+        let program = |image: &str| lookup(image).map(|(e, _)| e.program.as_str());
+        // Other programs whose names start with a catalog program's name.
+        for image in [
+            "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20",
+            "registry.k8s.io/nfd/node-feature-discovery:v0.17.3",
+            "nginx/nginx-ingress:5.0.0",
+            "ghcr.io/nginx/nginx-gateway-fabric:2.0.0",
+            "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0",
+            "grafana/grafana-image-renderer:v4.0.0",
+            "quay.io/fabxc/prometheus_demo_service",
+            "quay.io/argoproj/kubectl-argo-rollouts:v1.7",
+            "ghcr.io/acme/xnginx",
+            "python-worker:1",
+            "acme/node-labeler:0.1.0",
+        ] {
+            assert_eq!(program(image), None, "{image}");
+        }
+        // A numeric release compared with another program's releases.
+        assert_eq!(program("zachomedia/cert-manager-webhook-pdns:v2.5.2"), None);
+        assert_eq!(program("acme/pilot:2.0.0"), None);
+        assert_eq!(program("quay.io/cilium/cilium-envoy:v1.33"), Some("Envoy"));
+        assert_eq!(
+            lookup("selenium/node-chrome:4.20").map(|(e, _)| e.language.as_str()),
+            Some("java")
+        );
+        assert_eq!(
+            program("quay.io/cilium/cilium:v1.18.0"),
+            Some("Cilium (agent, operator, hubble-relay)")
+        );
+        // The host is optional for Docker Hub, and mirrors give their origin.
+        for image in [
+            "nginx:1.27",
+            "docker.io/nginx",
+            "docker.io/library/nginx:1.27",
+            "index.docker.io/library/nginx@sha256:ab",
+            "public.ecr.aws/docker/library/nginx:1.27",
+            "mirror.gcr.io/library/nginx",
+            "NGINX:1.27",
+        ] {
+            assert_eq!(repository(image), "docker.io/library/nginx", "{image}");
+            assert_eq!(program(image), Some("nginx"), "{image}");
+        }
+        assert_eq!(
+            program("k8s.gcr.io/ingress-nginx/controller:v1.9.0"),
+            Some("ingress-nginx controller")
+        );
+        let lang = |image: &str| lookup(image).map(|(e, _)| e.language.as_str());
+        assert_eq!(lang("cr.l5d.io/linkerd/proxy-init:v2.4.1"), Some("go"));
+        assert_eq!(lang("k8s.gcr.io/pause:3.9"), Some("c"));
+        assert_eq!(
+            lang("docker.io/istio/examples-bookinfo-reviews-v2:1.20"),
+            Some("java")
+        );
+        assert_eq!(program("registry.example.com/library/nginx"), None);
+        assert_eq!(program("localhost:5000/nginx"), None);
+        assert_eq!(
+            lookup_service("kafka").map(|(e, _)| e.language.as_str()),
+            Some("java")
+        );
+        assert_eq!(
+            lookup_service("postgresql").map(|(e, _)| e.language.as_str()),
+            Some("c")
+        );
+        assert!(lookup_service("frontend").is_none());
+        assert!(lookup_service("checkout").is_none());
     }
 
     #[test]
@@ -506,7 +707,11 @@ mod tests {
                 .get(name)
                 .unwrap_or_else(|| panic!("{who}: no formula {name:?}"));
             // The first release that sizes itself has a formula, and so has the newest.
-            let first = s.since.as_deref().map(|v| format!("x:{v}"));
+            let first = s
+                .releases
+                .first()
+                .and_then(|r| r.from.as_deref())
+                .map(|v| format!("x:{v}"));
             let first = first.as_deref().map(ImageRef::parse);
             assert!(s.formula_for(first.as_ref()).is_some(), "{who}");
             assert!(
@@ -538,7 +743,7 @@ mod tests {
         let vm = CATALOG
             .images
             .iter()
-            .find(|e| e.names.iter().any(|n| n == "vmagent"))
+            .find(|e| e.repositories.iter().any(|n| n.ends_with("/vmagent")))
             .unwrap()
             .gomaxprocs
             .as_ref()
@@ -631,7 +836,7 @@ mod tests {
             Some("go")
         );
         assert_eq!(lang("ghcr.io/zalando/postgres-operator:v1"), None);
-        assert_eq!(lang("python-worker:1"), Some("python"));
+        assert_eq!(lang("python:3.12-slim"), Some("python"));
         assert_eq!(lang("ghcr.io/acme/api:1.4.2"), None);
         assert_eq!(lang("ghcr.io/acme/xnginx"), None);
         assert_eq!(lang(""), None);
@@ -658,24 +863,36 @@ mod tests {
         assert_eq!(tag_release("1.25"), Some((1, 25, 0)));
         assert_eq!(tag_release("latest"), None);
         assert_eq!(tag_release("20240101"), None);
-        let release_at_least = |image, since| release_at_least(&ImageRef::parse(image), since);
-        assert_eq!(
-            release_at_least("prom/prometheus:v3.1.0", "3.0.0"),
-            Some(true)
-        );
-        assert_eq!(
-            release_at_least("prom/prometheus:v2.55.0", "3.0.0"),
-            Some(false)
-        );
-        assert_eq!(release_at_least("prom/prometheus", "3.0.0"), Some(true));
-        assert_eq!(release_at_least("prom/prometheus@sha256:ab", "3.0.0"), None);
-        assert_eq!(
-            release_at_least("prom/prometheus:main", "3.0.0"),
-            Some(true)
-        );
-        assert_eq!(
-            release_at_least("prom/prometheus:sha-1a2b3c", "3.0.0"),
-            None
-        );
+        let from = |f: &str| Range {
+            from: Some(f.to_string()),
+            below: None,
+        };
+        let span = |f: &str, b: &str| Range {
+            from: Some(f.to_string()),
+            below: Some(b.to_string()),
+        };
+        let at_least = |image, since| release_in(&ImageRef::parse(image), &[from(since)]);
+        assert_eq!(at_least("prom/prometheus:v3.1.0", "3.0.0"), Some(true));
+        assert_eq!(at_least("prom/prometheus:v2.55.0", "3.0.0"), Some(false));
+        assert_eq!(at_least("prom/prometheus", "3.0.0"), Some(true));
+        assert_eq!(at_least("prom/prometheus@sha256:ab", "3.0.0"), None);
+        assert_eq!(at_least("prom/prometheus:main", "3.0.0"), Some(true));
+        assert_eq!(at_least("prom/prometheus:sha-1a2b3c", "3.0.0"), None);
+        // A maintenance branch and the newer minor releases, and a fact a release removed.
+        let etcd = [span("3.5.28", "3.6.0"), from("3.6.9")];
+        let r = |image| release_in(&ImageRef::parse(image), &etcd);
+        assert_eq!(r("etcd:v3.5.27"), Some(false));
+        assert_eq!(r("etcd:v3.5.28"), Some(true));
+        assert_eq!(r("etcd:v3.6.0"), Some(false));
+        assert_eq!(r("etcd:v3.6.8"), Some(false));
+        assert_eq!(r("etcd:v3.6.9"), Some(true));
+        assert_eq!(r("etcd:latest"), Some(true));
+        let thanos = [span("0.7.0", "0.42.0")];
+        let r = |image| release_in(&ImageRef::parse(image), &thanos);
+        assert_eq!(r("thanos:v0.41.0"), Some(true));
+        assert_eq!(r("thanos:v0.42.0"), Some(false));
+        assert_eq!(r("thanos:latest"), Some(false));
+        assert_eq!(r("thanos"), Some(false));
+        assert!(holds_for(&ImageRef::parse("thanos:x"), &[]));
     }
 }

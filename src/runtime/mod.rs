@@ -377,16 +377,17 @@ impl Sizing<'_> {
                     framework.import
                 )
             }
-            Sizing::Catalog { entry, sizing } => match &sizing.since {
-                Some(v) => format!(
-                    "{} does it since release {v}: {} (catalog: {})",
-                    entry.program, sizing.how, sizing.source
-                ),
-                None => format!(
-                    "{} does it: {} (catalog: {})",
-                    entry.program, sizing.how, sizing.source
-                ),
-            },
+            Sizing::Catalog { entry, sizing } if sizing.releases.is_empty() => format!(
+                "{} does it: {} (catalog: {})",
+                entry.program, sizing.how, sizing.source
+            ),
+            Sizing::Catalog { entry, sizing } => format!(
+                "{} does it {}: {} (catalog: {})",
+                entry.program,
+                catalog::describe_releases(&sizing.releases),
+                sizing.how,
+                sizing.source
+            ),
         }
     }
 }
@@ -413,7 +414,7 @@ impl<'a> GoView<'a> {
             .and_then(|r| {
                 catalog::lookup_ref(&r).or_else(|| {
                     let service = r.tag.and_then(catalog::service_of_tag)?;
-                    catalog::lookup_repo(service)
+                    catalog::lookup_service(service)
                 })
             })
             .map(|(e, _)| e);
@@ -480,10 +481,8 @@ impl<'a> GoView<'a> {
             } else if let Some(g) = main.as_ref().and_then(|m| m.go) {
                 (version, why_version) = (Some(g), WhyVersion::GoMod);
             } else if let (Some(e), Some(image)) = (entry.filter(|e| e.is_go()), image) {
-                if let Some(since) = &e.go_1_25_since {
-                    if catalog::release_at_least(&image, since) == Some(true) {
-                        (version, why_version) = (Some(GO_1_25), WhyVersion::Catalog(e));
-                    }
+                if catalog::release_in(&image, &e.go_1_25) == Some(true) {
+                    (version, why_version) = (Some(GO_1_25), WhyVersion::Catalog(e));
                 }
             }
         }
@@ -571,11 +570,7 @@ impl<'a> GoView<'a> {
         }
         let (entry, image) = (entry?, image?);
         let sizing = of_entry(entry)?;
-        let new_enough = match &sizing.since {
-            Some(since) => catalog::release_at_least(&image, since) == Some(true),
-            None => true,
-        };
-        new_enough.then_some(Sizing::Catalog { entry, sizing })
+        catalog::holds_for(&image, &sizing.releases).then_some(Sizing::Catalog { entry, sizing })
     }
 
     /// The Go runtime sizes GOMAXPROCS from the CPU limit itself: Go ≥ 1.25, unless
@@ -823,9 +818,9 @@ impl<'a> GoView<'a> {
             WhyVersion::Catalog(e) => {
                 let _ = write!(
                     s,
-                    "catalog: {}'s main module says go 1.25 or later since release {}, {}",
+                    "catalog: {}'s main module says go 1.25 or later {}, {}",
                     e.program,
-                    e.go_1_25_since.as_deref().unwrap_or("?"),
+                    catalog::describe_releases(&e.go_1_25),
                     e.source_go_1_25.as_deref().unwrap_or(&e.source)
                 );
             }

@@ -360,3 +360,175 @@ fn gk207_says_a_self_sizing_program_needs_a_restart_on_resize() {
         "{notes:?}"
     );
 }
+
+/// The codes each container of a Deployment gets, by container name.
+fn codes_by_container(containers: &[(&str, &str)], cfg: &Config) -> Vec<(String, Vec<String>)> {
+    let mut text = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      containers:\n",
+    );
+    for (name, image) in containers {
+        text.push_str(&format!(
+            "        - name: {name}\n          image: {image}\n          resources:\n            limits: {{cpu: 2, memory: 1Gi}}\n"
+        ));
+    }
+    let r = lint_text("t.yaml", &text, cfg);
+    containers
+        .iter()
+        .map(|(name, _)| {
+            let mut codes: Vec<String> = r
+                .findings
+                .iter()
+                .filter(|f| f.diagnostic.container.as_deref() == Some(*name))
+                .map(|f| f.diagnostic.code.to_string())
+                .filter(|c| c == "GK101" || c == "GK201")
+                .collect();
+            codes.sort();
+            codes.dedup();
+            (name.to_string(), codes)
+        })
+        .collect()
+}
+
+#[test]
+fn catalog_facts_hold_only_for_the_exact_repository() {
+    // Programs whose names start with a catalog program's name: Go programs judged by someone
+    // else's catalog entry (Node.js, nginx, HAProxy) or given someone else's releases' facts
+    // (cert-manager's Go 1.25, Istio's automemlimit).
+    let images = [
+        (
+            "npd",
+            "registry.k8s.io/node-problem-detector/node-problem-detector:v0.8.20",
+        ),
+        ("nfd", "registry.k8s.io/nfd/node-feature-discovery:v0.17.3"),
+        ("nic", "nginx/nginx-ingress:5.0.0"),
+        ("ngf", "ghcr.io/nginx/nginx-gateway-fabric:2.0.0"),
+        ("hai", "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0"),
+        ("pdns", "zachomedia/cert-manager-webhook-pdns:v2.5.2"),
+        ("pilot", "acme/pilot:2.0.0"),
+    ];
+    let want: Vec<(String, Vec<String>)> = images
+        .iter()
+        .map(|(n, _)| (n.to_string(), vec!["GK101".into(), "GK201".into()]))
+        .collect();
+    assert_eq!(codes_by_container(&images, &Config::default()), want);
+    // The programs themselves, under their own repositories and mirrors, keep their facts.
+    let own = [
+        ("nginx", "public.ecr.aws/docker/library/nginx:1.27"),
+        ("istiod", "docker.io/istio/pilot:1.29.0"),
+        ("cm", "quay.io/jetstack/cert-manager-webhook:v1.19.0"),
+    ];
+    let got = codes_by_container(&own, &Config::default());
+    assert_eq!(got[0].1, Vec::<String>::new(), "nginx is not Go: {got:?}");
+    assert_eq!(got[1].1, Vec::<String>::new(), "istiod sizes both: {got:?}");
+    assert_eq!(
+        got[2].1,
+        vec!["GK101".to_string()],
+        "Go 1.25 follows the CPU limit: {got:?}"
+    );
+}
+
+/// The runtime each container was judged to run (Go version, self-sizing), from its findings:
+/// every container here sets one variable twice, so each has at least GK303's.
+fn runtimes(images: &[&str]) -> Vec<(String, Option<String>, bool, bool)> {
+    let mut text = String::from(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      containers:\n",
+    );
+    for (i, image) in images.iter().enumerate() {
+        text.push_str(&format!(
+            "        - name: c{i}\n          image: {image}\n          env: [{{name: A, value: a}}, {{name: A, value: a}}]\n          resources:\n            limits: {{cpu: 2, memory: 1Gi}}\n"
+        ));
+    }
+    let r = lint_text("t.yaml", &text, &Config::default());
+    images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| {
+            let name = format!("c{i}");
+            let info = r
+                .findings
+                .iter()
+                .filter(|f| f.diagnostic.container.as_deref() == Some(name.as_str()))
+                .find_map(|f| f.diagnostic.runtime.clone())
+                .unwrap_or_else(|| panic!("no finding for {image}"));
+            (
+                image.to_string(),
+                info.go_version.clone(),
+                info.sizes_gomaxprocs.is_some(),
+                info.sizes_gomemlimit.is_some(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn catalog_facts_hold_for_their_release_ranges() {
+    let go = |v: Option<&str>| v.map(str::to_string);
+    // Maintenance branches that moved to Go 1.25 below the newer minor's threshold.
+    for (before, at) in [
+        ("quay.io/coreos/etcd:v3.5.27", "quay.io/coreos/etcd:v3.5.28"),
+        ("grafana/loki:3.5.9", "grafana/loki:3.5.10"),
+        (
+            "quay.io/argoproj/workflow-controller:v3.7.11",
+            "quay.io/argoproj/workflow-controller:v3.7.12",
+        ),
+        (
+            "registry.k8s.io/ingress-nginx/controller:v1.12.6",
+            "registry.k8s.io/ingress-nginx/controller:v1.12.7",
+        ),
+        (
+            "quay.io/prometheus/prometheus:v3.5.3",
+            "quay.io/prometheus/prometheus:v3.5.4",
+        ),
+        ("nats:2.11.13", "nats:2.11.14"),
+        ("traefik:v2.11.35", "traefik:v2.11.36"),
+        (
+            "crossplane/crossplane:v1.20.4",
+            "crossplane/crossplane:v1.20.5",
+        ),
+        (
+            "victoriametrics/vmagent:v1.110.15",
+            "victoriametrics/vmagent:v1.110.16",
+        ),
+        (
+            "public.ecr.aws/karpenter/controller:1.0.12",
+            "public.ecr.aws/karpenter/controller:1.0.13",
+        ),
+        (
+            "gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v1.9.3",
+            "gcr.io/tekton-releases/github.com/tektoncd/pipeline/cmd/controller:v1.9.4",
+        ),
+    ] {
+        let got = runtimes(&[before, at]);
+        assert_eq!(
+            (got[0].1.clone(), got[1].1.clone()),
+            (None, go(Some("1.25"))),
+            "{got:?}"
+        );
+    }
+    // The next minor release before its own move stays below.
+    let got = runtimes(&["quay.io/coreos/etcd:v3.6.8", "quay.io/coreos/etcd:v3.6.9"]);
+    assert_eq!(
+        (got[0].1.clone(), got[1].1.clone()),
+        (None, go(Some("1.25"))),
+        "{got:?}"
+    );
+    // Releases that removed automaxprocs no longer size GOMAXPROCS themselves.
+    for (last, removed) in [
+        (
+            "quay.io/thanos/thanos:v0.41.0",
+            "quay.io/thanos/thanos:v0.42.0",
+        ),
+        (
+            "ghcr.io/kedacore/keda:2.19.0",
+            "ghcr.io/kedacore/keda:2.20.0",
+        ),
+        ("nats:2.12.4", "nats:2.12.5"),
+        (
+            "quay.io/prometheus-operator/prometheus-operator:v0.90.0",
+            "quay.io/prometheus-operator/prometheus-operator:v0.91.0",
+        ),
+    ] {
+        let got = runtimes(&[last, removed]);
+        assert_eq!((got[0].2, got[1].2), (true, false), "{got:?}");
+    }
+}

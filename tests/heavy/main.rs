@@ -12,6 +12,7 @@ mod tools;
 
 mod buildinfo;
 mod cluster;
+mod derive_catalog;
 mod go_oracle;
 mod helm;
 mod images;
