@@ -322,17 +322,14 @@ impl Config {
     }
 
     /// The Go version configured for an image (per-image globs first, then the global one).
-    /// The configured Go version for an image, and the `go-versions` pattern that gave it
-    /// (None: the file-wide `go-version`).
-    pub fn go_version_for(&self, image: Option<&str>) -> Option<(GoVersion, Option<&str>)> {
-        if let Some(image) = image {
-            for (globs, v) in &self.go_versions {
-                if let Some(p) = globs.matching(image) {
-                    return Some((*v, Some(p)));
-                }
-            }
-        }
-        self.go_version.map(|v| (v, None))
+    /// The Go version `go-versions` gives an image, and the pattern that gave it. The file-wide
+    /// `go-version` is not one: it ranks below everything that places an image
+    /// (`runtime::VERSION_PRECEDENCE`).
+    pub fn go_version_by_image(&self, image: Option<&str>) -> Option<(GoVersion, &str)> {
+        let image = image?;
+        self.go_versions
+            .iter()
+            .find_map(|(globs, v)| globs.matching(image).map(|p| (*v, p)))
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
@@ -777,7 +774,7 @@ mod tests {
         .unwrap();
         assert_eq!(c.go_version, Some(GoVersion::new(1, 24)));
         assert_eq!(
-            c.go_version_for(Some("ghcr.io/acme/api:1")).unwrap().0,
+            c.go_version_by_image(Some("ghcr.io/acme/api:1")).unwrap().0,
             GoVersion::new(1, 25)
         );
         assert_eq!(c.node_cpus, Some(16));

@@ -43,7 +43,9 @@ pub struct ReportArgs {
     /// Exit 1 when a finding has at least this severity.
     #[arg(long, value_enum, default_value_t = FailOn::Warning)]
     pub fail_on: FailOn,
-    /// Go version of the containers (e.g. 1.25), unless an annotation says otherwise.
+    /// Go version (e.g. 1.25) of the containers whose version nothing else shows: the annotation,
+    /// config go-versions, the image's build info, the catalog and the repository's go.mod rank
+    /// above it (docs/rules.md, "Which Go version"). Replaces the config's go-version.
     #[arg(long)]
     pub go_version: Option<String>,
     /// No colours, even on a terminal.
@@ -840,8 +842,10 @@ pub fn write_containers(
                     r.container.as_deref().unwrap_or("<unnamed>"),
                     rt.evidence
                 )];
-                if let (Some(v), Some(why)) = (&rt.go_version, &rt.go_version_evidence) {
-                    lines.push(format!("    Go {v} ({why})"));
+                match (&rt.go_version, &rt.go_version_evidence) {
+                    (Some(v), Some(why)) => lines.push(format!("    Go {v} ({why})")),
+                    (None, Some(why)) => lines.push(format!("    Go older than 1.25 ({why})")),
+                    _ => {}
                 }
                 if let Some(s) = &rt.sizes_gomaxprocs {
                     lines.push(format!("    sizes GOMAXPROCS itself: {s}"));

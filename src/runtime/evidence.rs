@@ -37,9 +37,11 @@ pub enum Kind {
 }
 
 /// The kinds of evidence, strongest first: the decision takes the strongest sign there is. A
-/// declaration beats the config, which beats facts read from the image, which beat what the
-/// manifest shows of the container, which beats what its image's name suggests; the repository's
-/// build files come after everything the manifest says, and a bare shell script last.
+/// declaration beats the config, which beats facts read from the image; then what the manifest
+/// shows of the container itself (a variable only one runtime reads, the program its command
+/// runs, a `ko://` image); then the repository's own build of the image, which beats the
+/// catalog's record of a well-known image; then what the image's name suggests, and a bare shell
+/// script last. docs/rules.md ("Which containers count as Go") states the same order.
 pub const PRECEDENCE: [Kind; 11] = [
     Kind::Annotation,
     Kind::ConfigImages,
@@ -48,9 +50,9 @@ pub const PRECEDENCE: [Kind; 11] = [
     Kind::OtherEnv,
     Kind::Command,
     Kind::KoImage,
+    Kind::Build,
     Kind::Catalog,
     Kind::ImageWord,
-    Kind::Build,
     Kind::Script,
 ];
 
@@ -241,9 +243,10 @@ mod tests {
             sign(Kind::OtherEnv, "java"),
         ];
         assert_eq!(decide(signs, &cfg).1, Some("go"));
-        let signs = vec![sign(Kind::Build, "go"), sign(Kind::Catalog, "c")];
+        // The repository's own build of the image beats the catalog's record of it.
+        let signs = vec![sign(Kind::Catalog, "c"), sign(Kind::Build, "go")];
         let (is_go, language, _) = decide(signs, &cfg);
-        assert_eq!((is_go, language), (false, Some("c")));
+        assert_eq!((is_go, language), (true, Some("go")));
     }
 
     #[test]
@@ -261,9 +264,6 @@ mod tests {
     fn the_tree_is_read_only_when_the_manifest_said_less() {
         assert!(could_matter(&[sign(Kind::Script, "shell")], Kind::Build));
         assert!(could_matter(&[], Kind::Build));
-        assert!(!could_matter(
-            &[sign(Kind::ImageWord, "python")],
-            Kind::Build
-        ));
+        assert!(!could_matter(&[sign(Kind::Command, "python")], Kind::Build));
     }
 }

@@ -52,6 +52,8 @@ pub struct GoView<'a> {
     pub why_go: WhyGo<'a>,
     pub version: Option<GoVersion>,
     pub why_version: WhyVersion<'a>,
+    /// A declared version below the main module's `go` line, which the line overruled.
+    pub overruled: Option<(GoVersion, WhyVersion<'a>)>,
     pub sizes_gomaxprocs: Option<Sizing<'a>>,
     pub sizes_gomemlimit: Option<Sizing<'a>>,
     /// How the program sets GOMAXPROCS itself, for its release ([`Sizing::gomaxprocs_formula`]),
@@ -191,9 +193,93 @@ pub enum WhyVersion<'a> {
     GoMod,
     /// The build info of the image's executable (`--inspect-images`).
     Image(&'a crate::image::ImageFacts),
-    /// The catalog: the program's main module says `go 1.25` or later from this release on.
+    /// The catalog: the program's main module says `go 1.25` or later in this release.
     Catalog(&'static catalog::Entry),
+    /// The catalog: the program's main module said an older `go` line in this release.
+    CatalogBefore(&'static catalog::Entry),
     Unknown,
+}
+
+/// Where a Go version can come from, strongest first; the first that says wins, except that no
+/// declared version (the annotation, the config) goes below a main module's `go` line, which no
+/// older Go can build. The catalog's record of a tagged release comes before the repository's
+/// go.mod: the tree's go.mod describes its source as it is now, and an image tagged with an
+/// older release was built from older source. docs/rules.md ("Which Go version") states the
+/// same order.
+pub const VERSION_PRECEDENCE: [&str; 6] = [
+    "the annotation golint-k8s.io/go-version",
+    "config go-versions matching the image",
+    "the build info of the image's executable (--inspect-images)",
+    "the catalog: the go line of the tagged release's main module",
+    "the go line of the repository's main module behind the image (ko://, a Dockerfile's build)",
+    "config go-version, or --go-version: the version of containers nothing else places",
+];
+
+/// A version and where it came from; None for a version known only to be older than Go 1.25
+/// (the catalog's releases before their main module said `go 1.25`).
+pub type VersionSource<'a> = (Option<GoVersion>, WhyVersion<'a>);
+
+/// Each source's version, when it has one, in the order of [`VERSION_PRECEDENCE`].
+pub struct VersionSources<'a> {
+    pub annotated: Option<VersionSource<'a>>,
+    pub by_image: Option<VersionSource<'a>>,
+    pub read: Option<VersionSource<'a>>,
+    /// A lower bound as well as a version (`go 1.25` or later) when it is one.
+    pub cataloged: Option<VersionSource<'a>>,
+    /// A lower bound as well as a version.
+    pub built: Option<VersionSource<'a>>,
+    pub default: Option<VersionSource<'a>>,
+}
+
+/// The version a container's Go view uses, where it came from, and the declared version a `go`
+/// line overruled.
+#[derive(Debug, Clone, Copy)]
+pub struct ChosenVersion<'a> {
+    pub version: Option<GoVersion>,
+    pub why: WhyVersion<'a>,
+    pub overruled: Option<(GoVersion, WhyVersion<'a>)>,
+}
+
+/// The one function from the sources of a Go version to the version (see [`VERSION_PRECEDENCE`]).
+/// A version read from the image's executable is a fact and stands; one declared by the
+/// annotation or the config goes no lower than a main module's `go` line.
+pub fn choose_version(s: VersionSources<'_>) -> ChosenVersion<'_> {
+    let first = [
+        s.annotated,
+        s.by_image,
+        s.read,
+        s.cataloged,
+        s.built,
+        s.default,
+    ]
+    .into_iter()
+    .flatten()
+    .next();
+    let Some((version, why)) = first else {
+        return ChosenVersion {
+            version: None,
+            why: WhyVersion::Unknown,
+            overruled: None,
+        };
+    };
+    let declared = matches!(why, WhyVersion::Annotation(_) | WhyVersion::Config(..));
+    let floor = [s.cataloged, s.built]
+        .into_iter()
+        .flatten()
+        .filter_map(|(g, by)| Some((g?, by)))
+        .max_by_key(|(g, _)| *g);
+    match (floor, version) {
+        (Some((line, by)), Some(v)) if declared && line > v => ChosenVersion {
+            version: Some(line),
+            why: by,
+            overruled: Some((v, why)),
+        },
+        _ => ChosenVersion {
+            version,
+            why,
+            overruled: None,
+        },
+    }
 }
 
 /// Why a Go program sizes GOMAXPROCS or GOMEMLIMIT itself.
@@ -461,37 +547,51 @@ impl<'a> GoView<'a> {
             WhyGo::Build(b) if main.is_none() => b.main.clone(),
             _ => main,
         };
-        let (mut version, mut why_version) =
-            match container_annotation(y, annotations, c, "golint-k8s.io/go-version")
-                .and_then(|(v, _, _)| GoVersion::parse(v).map(|g| (g, v)))
-            {
-                Some((g, raw)) => (Some(g), WhyVersion::Annotation(raw)),
-                None => match cfg.go_version_for(c.image) {
-                    Some((g, pattern)) => (Some(g), WhyVersion::Config(pattern, g)),
-                    None => (None, WhyVersion::Unknown),
-                },
-            };
-        if version.is_none() {
-            let from_image = facts.and_then(|f| {
-                let toolchain = f.go()?.go_version.split(' ').next()?;
-                Some((f, GoVersion::parse(toolchain)?))
+        // Every source of a Go version, in the order of VERSION_PRECEDENCE.
+        let annotated = container_annotation(y, annotations, c, "golint-k8s.io/go-version")
+            .and_then(|(v, _, _)| {
+                GoVersion::parse(v).map(|g| (Some(g), WhyVersion::Annotation(v)))
             });
-            if let Some((f, g)) = from_image {
-                (version, why_version) = (Some(g), WhyVersion::Image(f));
-            } else if let Some(g) = main.as_ref().and_then(|m| m.go) {
-                (version, why_version) = (Some(g), WhyVersion::GoMod);
-            } else if let (Some(e), Some(image)) = (entry.filter(|e| e.is_go()), image) {
-                if catalog::release_in(&image, &e.go_1_25) == Some(true) {
-                    (version, why_version) = (Some(GO_1_25), WhyVersion::Catalog(e));
-                }
-            }
-        }
+        let by_image = cfg
+            .go_version_by_image(c.image)
+            .map(|(g, pattern)| (Some(g), WhyVersion::Config(Some(pattern), g)));
+        let read = facts.and_then(|f| {
+            let toolchain = f.go()?.go_version.split(' ').next()?;
+            Some((Some(GoVersion::parse(toolchain)?), WhyVersion::Image(f)))
+        });
+        let built = main
+            .as_ref()
+            .and_then(|m| m.go)
+            .map(|g| (Some(g), WhyVersion::GoMod));
+        // The catalog places a tagged release on either side of Go 1.25 when it records the
+        // releases whose main module says `go 1.25` (derived from every release's go.mod).
+        let placed = match (entry.filter(|e| e.is_go() && !e.go_1_25.is_empty()), image) {
+            (Some(e), Some(image)) => catalog::release_in(&image, &e.go_1_25).map(|at| (e, at)),
+            _ => None,
+        };
+        let cataloged = placed.map(|(e, at)| match at {
+            true => (Some(GO_1_25), WhyVersion::Catalog(e)),
+            false => (None, WhyVersion::CatalogBefore(e)),
+        });
+        let default = cfg
+            .go_version
+            .map(|g| (Some(g), WhyVersion::Config(None, g)));
+        let chosen = choose_version(VersionSources {
+            annotated,
+            by_image,
+            read,
+            built,
+            cataloged,
+            default,
+        });
+        let (version, why_version, overruled) = (chosen.version, chosen.why, chosen.overruled);
         let mut view = GoView {
             is_go,
             language,
             why_go,
             version,
             why_version,
+            overruled,
             sizes_gomaxprocs: None,
             sizes_gomemlimit: None,
             gomaxprocs_formula: None,
@@ -524,6 +624,14 @@ impl<'a> GoView<'a> {
             view.gomaxprocs_formula = view
                 .sizes_gomaxprocs
                 .and_then(|s| s.gomaxprocs_formula(image.as_ref()));
+            // A program that leaves GOMAXPROCS to the Go runtime does not size it: the runtime
+            // does, by the version and GODEBUG this view settles ([`GoView::adaptive_gomaxprocs`]),
+            // so a stronger source's version or `containermaxprocs=0` is not overruled by a
+            // catalog line written for Go 1.25.
+            if let Some(catalog::Formula::GoRuntime) = view.gomaxprocs_formula {
+                view.sizes_gomaxprocs = None;
+                view.gomaxprocs_formula = None;
+            }
             if let Some(catalog::Formula::Flag { flag, .. }) = view.gomaxprocs_formula {
                 view.gomaxprocs_flag = flag_value(y, c, flag);
             }
@@ -763,10 +871,9 @@ impl<'a> GoView<'a> {
             assumed: self.is_go && self.assumed(),
             // A declared Go version says nothing about a container that does not run Go.
             go_version: self.version.filter(|_| self.is_go).map(|v| v.to_string()),
-            go_version_evidence: self
-                .version
-                .filter(|_| self.is_go)
-                .map(|_| self.describe_version()),
+            // Also for a release the catalog places below Go 1.25 without a version.
+            go_version_evidence: (self.is_go && !matches!(self.why_version, WhyVersion::Unknown))
+                .then(|| self.describe_version()),
             sizes_gomaxprocs: self.sizes_gomaxprocs.map(|s| s.describe(main)),
             sizes_gomemlimit: self.sizes_gomemlimit.map(|s| s.describe(main)),
         }
@@ -783,9 +890,23 @@ impl<'a> GoView<'a> {
     }
 
     /// Where the version came from, as the notes give it.
+    /// A declared version that a main module's `go` line overruled is named after it.
     pub fn describe_version(&self) -> String {
+        let mut s = self.describe_source(self.why_version);
+        if let (Some((declared, by)), Some(v)) = (self.overruled, self.version) {
+            let _ = write!(
+                s,
+                "; {} says {declared}, but no Go {declared} can build a main module whose go line says {v}",
+                self.describe_source(by)
+            );
+        }
+        s
+    }
+
+    /// A source of a Go version, as the notes name it.
+    fn describe_source(&self, why: WhyVersion) -> String {
         let mut s = String::new();
-        match self.why_version {
+        match why {
             WhyVersion::Annotation(raw) => {
                 s.push_str("annotation golint-k8s.io/go-version: ");
                 push_debug(&mut s, raw);
@@ -824,6 +945,15 @@ impl<'a> GoView<'a> {
                     e.source_go_1_25.as_deref().unwrap_or(&e.source)
                 );
             }
+            WhyVersion::CatalogBefore(e) => {
+                let _ = write!(
+                    s,
+                    "catalog: {}'s main module says go 1.25 or later only {}, not in this release, {}",
+                    e.program,
+                    catalog::describe_releases(&e.go_1_25),
+                    e.source_go_1_25.as_deref().unwrap_or(&e.source)
+                );
+            }
             WhyVersion::Unknown => s.push_str("unknown"),
         }
         s
@@ -845,6 +975,11 @@ impl<'a> GoView<'a> {
                     s.push_str(" or later");
                 }
                 s.push_str(" (");
+                s.push_str(&self.describe_version());
+                s.push(')');
+            }
+            None if matches!(self.why_version, WhyVersion::CatalogBefore(_)) => {
+                s.push_str("; Go older than 1.25 (");
                 s.push_str(&self.describe_version());
                 s.push(')');
             }
@@ -1154,6 +1289,64 @@ mod tests {
     }
 
     #[test]
+    fn a_declared_version_goes_no_lower_than_the_go_line() {
+        let (v24, v25, v26) = (
+            GoVersion::new(1, 24),
+            GoVersion::new(1, 25),
+            GoVersion::new(1, 26),
+        );
+        let none = || VersionSources {
+            annotated: None,
+            by_image: None,
+            read: None,
+            cataloged: None,
+            built: None,
+            default: None,
+        };
+        let chosen = |s| {
+            let c = choose_version(s);
+            (c.version, c.overruled.map(|(v, _)| v))
+        };
+        assert_eq!(chosen(none()), (None, None));
+        // The annotation is raised to the repository's go line, and the line says why.
+        let s = VersionSources {
+            annotated: Some((Some(v24), WhyVersion::Annotation("1.24"))),
+            built: Some((Some(v26), WhyVersion::GoMod)),
+            ..none()
+        };
+        assert_eq!(chosen(s), (Some(v26), Some(v24)));
+        // A declared version above the line stands.
+        let s = VersionSources {
+            by_image: Some((Some(v26), WhyVersion::Config(Some("*"), v26))),
+            cataloged: Some((Some(v25), WhyVersion::Unknown)),
+            ..none()
+        };
+        assert_eq!(chosen(s), (Some(v26), None));
+        // The image's executable was built by what it says, whatever the tree's go.mod says now.
+        let s = VersionSources {
+            read: Some((Some(v24), WhyVersion::Unknown)),
+            built: Some((Some(v26), WhyVersion::GoMod)),
+            ..none()
+        };
+        assert_eq!(chosen(s), (Some(v24), None));
+        // The catalog places the tagged release before the tree's go.mod, and before the
+        // blanket go-version.
+        let s = VersionSources {
+            cataloged: Some((None, WhyVersion::Unknown)),
+            built: Some((Some(v26), WhyVersion::GoMod)),
+            default: Some((Some(v26), WhyVersion::Config(None, v26))),
+            ..none()
+        };
+        assert_eq!(chosen(s), (None, None));
+        let s = VersionSources {
+            built: Some((Some(v25), WhyVersion::GoMod)),
+            default: Some((Some(v24), WhyVersion::Config(None, v24))),
+            ..none()
+        };
+        assert_eq!(chosen(s), (Some(v25), None));
+    }
+
+    #[test]
     fn go_notes_name_every_reason() {
         const UNKNOWN: &str = "; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)";
         let v = GoVersion::new(1, 24);
@@ -1164,6 +1357,7 @@ mod tests {
                 why_go,
                 version,
                 why_version,
+                overruled: None,
                 sizes_gomaxprocs: None,
                 sizes_gomemlimit: None,
                 gomaxprocs_formula: None,

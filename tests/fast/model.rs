@@ -532,3 +532,75 @@ fn catalog_facts_hold_for_their_release_ranges() {
         assert_eq!((got[0].2, got[1].2), (true, false), "{got:?}");
     }
 }
+
+/// The runtime the first finding of `text`'s one container was judged with: (Go version, where
+/// it came from, whether the program sizes GOMAXPROCS itself).
+fn judged(text: &str, cfg: &Config) -> (Option<String>, String, bool) {
+    let r = lint_text("t.yaml", text, cfg);
+    let info = r
+        .findings
+        .iter()
+        .find_map(|f| f.diagnostic.runtime.clone())
+        .expect("a finding with the runtime");
+    (
+        info.go_version.clone(),
+        info.go_version_evidence.clone().unwrap_or_default(),
+        info.sizes_gomaxprocs.is_some(),
+    )
+}
+
+/// One precedence for the Go version (docs/go-runtime.md, "Which Go version"): a version the
+/// config declares goes no lower than the main module's go line of the release the catalog
+/// places; the blanket `go-version` (and `--go-version`) yields to the catalog's record of the
+/// release; and that a Go 1.25 program follows the CPU limit is derived from the version and
+/// GODEBUG the view settles, never kept from a catalog line written for Go 1.25.
+#[test]
+fn one_precedence_for_the_go_version() {
+    use golint_k8s::config::{Globs, GoVersion};
+    // Argo CD's main module says go 1.25 from 3.2.0; the container repeats a variable, so that
+    // every variant has a finding to read the runtime from.
+    let argo = |env: &str| {
+        sized(
+            "quay.io/argoproj/argocd:v3.2.0",
+            "1500m",
+            &format!("          env:\n            - {{name: A, value: a}}\n            - {{name: A, value: a}}\n{env}"),
+        )
+    };
+    let every_image_124 = Config {
+        go_versions: vec![(Globs::new(vec!["*".into()]).unwrap(), GoVersion::new(1, 24))],
+        ..Config::default()
+    };
+    let (version, why, sizes) = judged(&argo(""), &every_image_124);
+    assert_eq!(version.as_deref(), Some("1.25"), "{why}");
+    assert!(
+        why.contains("config go-versions \"*\" 1.24 says 1.24, but no Go 1.24 can build a main module whose go line says 1.25"),
+        "{why}"
+    );
+    assert!(
+        !sizes,
+        "the Go runtime sizes GOMAXPROCS, not Argo CD: {why}"
+    );
+    // The blanket version is for containers nothing else places.
+    let blanket_124 = Config {
+        go_version: Some(GoVersion::new(1, 24)),
+        ..Config::default()
+    };
+    let (version, why, _) = judged(&argo(""), &blanket_124);
+    assert_eq!(version.as_deref(), Some("1.25"), "{why}");
+    assert!(why.starts_with("catalog: Argo CD"), "{why}");
+    // With the runtime's own sizing switched off, nothing sizes GOMAXPROCS: GK201.
+    let off = argo("            - {name: GODEBUG, value: containermaxprocs=0}\n");
+    assert_eq!(messages(&off, "GK201", None).len(), 1);
+    assert_eq!(messages(&argo(""), "GK201", None), Vec::<String>::new());
+    // A release before the go line moved is placed below Go 1.25, whatever the tree says.
+    let (version, why, _) = judged(
+        &sized(
+            "quay.io/argoproj/argocd:v3.1.0",
+            "1500m",
+            "          env:\n            - {name: A, value: a}\n            - {name: A, value: a}\n",
+        ),
+        &Config::default(),
+    );
+    assert_eq!(version, None, "{why}");
+    assert!(why.contains("not in this release"), "{why}");
+}
