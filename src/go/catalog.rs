@@ -603,7 +603,11 @@ mod tests {
                 }
             }
             // Every range boundary names the release, file and line that decided it.
+            // `unreadable` lists the release tags without a go.mod, not ranges.
             for (fact, rs) in d.as_object().unwrap() {
+                if fact == "unreadable" {
+                    continue;
+                }
                 for r in rs.as_array().into_iter().flatten() {
                     let evidence = r["evidence"].as_array().unwrap();
                     let bounds = 1 + usize::from(r.get("below").is_some());
