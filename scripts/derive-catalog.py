@@ -13,7 +13,9 @@ Two ways to read a release:
   --source proxy   through the Go module proxy: `go list -m -versions MODULE`, then
                    `go mod download -json MODULE@VERSION` for the module's files (needs `go`);
   --source git     from a local clone or mirror of the project's repository (`--git DIR`, or
-                   `--git-root DIR` holding `owner+name/repo` directories): its release tags.
+                   `--git-root DIR` holding `owner+name/repo` directories): its release tags,
+                   or, for a program released without tags (`version_file` in its spec), the
+                   commits that set that file to each version.
 
 Usage:
   scripts/derive-catalog.py [--source git|proxy] [--only PROGRAM] [--check] [--versions V,V]
@@ -81,8 +83,25 @@ class Git:
         return r
 
     def tags(self, spec):
+        if "version_file" in spec:
+            return self.version_file_commits(spec)
         out = self.run("tag", "--list").stdout.split()
         return {t: release_of(t, spec.get("tag_prefix", "v")) for t in out}
+
+    def version_file_commits(self, spec):
+        """A program released without tags, by a file that holds its version (an image's TAG):
+        each release is the default branch's first commit that set the file to it."""
+        path = spec["version_file"]
+        out = self.run("log", "--format=%H", "--reverse", "HEAD", "--", path).stdout.split()
+        releases = {}
+        seen = set()
+        for commit in out:
+            r = self.run("show", "%s:%s" % (commit, path), check=False)
+            version = release_of(r.stdout.strip(), "v") if r.returncode == 0 else None
+            if version is not None and version not in seen:
+                seen.add(version)
+                releases[commit] = version
+        return releases
 
     def read(self, tag, path):
         r = self.run("show", "%s:%s" % (tag, os.path.join(self.module_dir, path)), check=False)
