@@ -621,6 +621,45 @@ mod tests {
     }
 
     #[test]
+    fn every_go_entry_is_derived_or_says_why() {
+        let derived: serde_json::Value =
+            serde_json::from_str(include_str!("catalog-derived.json")).unwrap();
+        let names = |p: &serde_json::Value, key: &str| -> Vec<String> {
+            p[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|e| e.as_str().unwrap().to_string())
+                .collect()
+        };
+        let mut named = std::collections::BTreeSet::new();
+        for p in derived["programs"].as_array().unwrap() {
+            let unlinked = names(p, "unlinked_entries");
+            // An entry left out of the derived ranges needs the reason beside it.
+            assert!(
+                unlinked.is_empty() || p["note"].as_str().is_some_and(|n| !n.is_empty()),
+                "{}: unlinked entries without a note",
+                p["program"]
+            );
+            named.extend(names(p, "entries"));
+            named.extend(unlinked);
+        }
+        for name in &named {
+            assert!(
+                CATALOG.images.iter().any(|e| &e.program == name),
+                "no catalog entry {name}"
+            );
+        }
+        let missing: Vec<&str> = CATALOG
+            .images
+            .iter()
+            .filter(|e| e.is_go() && !named.contains(&e.program))
+            .map(|e| e.program.as_str())
+            .collect();
+        assert!(missing.is_empty(), "neither derived nor noted: {missing:?}");
+    }
+
+    #[test]
     fn images_match_by_exact_repository_not_by_name_prefix() {
         let program = |image: &str| lookup(image).map(|(e, _)| e.program.as_str());
         // Other programs whose names start with a catalog program's name.
