@@ -184,8 +184,15 @@ class Proxy:
             # The proxy lists what it holds, not every release; the project's release notes
             # name the rest. Read them in the newest listed release of each minor series.
             first = tuple(int(x) for x in spec.get("first", "0.0.0").split("."))
+            known = dict(listed)
+            if "seed" in notes:
+                # A proxy that lists none of the module's releases: the notes of a release the
+                # spec names (one the proxy serves) name the others. Newer ones are not read.
+                seed = tuple(int(x) for x in notes["seed"].split("."))
+                known[self.version(notes["seed"])] = seed
+                releases[self.version(notes["seed"])] = seed
             newest = {}
-            for v, rel in listed.items():
+            for v, rel in known.items():
                 if rel is not None and rel >= first and rel > newest.get(rel[:2], ((), None))[0]:
                     newest[rel[:2]] = (rel, v)
             for _, v in sorted(newest.values()):
