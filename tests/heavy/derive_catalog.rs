@@ -19,6 +19,7 @@ const SAMPLE: &[(&str, &str)] = &[
     // each release's .mod file, the imports from its zip. Vitess's releases are v0.N.P there.
     ("Kubernetes", "1.34.4,1.35.0"),
     ("Vitess", "22.0.4,23.0.0"),
+    ("Consul", "1.21.4,1.21.5"),
 ];
 
 /// How many of the sampled releases were read; the proxy refuses some versions it does not hold.
