@@ -10,12 +10,18 @@ later release removed, is data. Each range boundary keeps its evidence: the tag,
 line that decided it.
 
 Two ways to read a release:
-  --source proxy   through the Go module proxy: `go list -m -versions MODULE`, then
-                   `go mod download -json MODULE@VERSION` for the module's files (needs `go`);
+  --source proxy   through the Go module proxy: `go list -m -versions MODULE`, then each
+                   release's go.mod (`go list -m -json MODULE@VERSION`: the .mod file) and,
+                   for imports, its zip (`go mod download -json MODULE@VERSION`; needs `go`);
   --source git     from a local clone or mirror of the project's repository (`--git DIR`, or
                    `--git-root DIR` holding `owner+name/repo` directories): its release tags,
                    or, for a program released without tags (`version_file` in its spec), the
                    commits that set that file to each version.
+
+A program whose repository is too large to clone says `"source": "proxy"` in its spec and is
+always read through the proxy. The proxy lists only the versions it holds, so such a listing is
+partial: it is widened with the releases the project's release notes name (`release_notes`),
+the zip is read only at a few releases, and the ranges keep to the releases read (`ranges`).
 
 Usage:
   scripts/derive-catalog.py [--source git|proxy] [--only PROGRAM] [--check] [--versions V,V]
@@ -524,7 +530,7 @@ def main():
             checked = 0
             refused = 0
             for version in sorted(only_versions):
-                tag = reader.version(version) if args.source == "proxy" else prefix + version
+                tag = prefix + version if reader.complete else reader.version(version)
                 facts = facts_of(reader, tag, entry["spec"])
                 if facts is None and tag in reader.refused:
                     # The proxy holds some versions and refuses others; a refusal says nothing
