@@ -101,11 +101,10 @@ fn wheel(p: &Packaging) -> &'static Path {
         }
         std::fs::create_dir_all(&out_dir).unwrap();
         let start = Instant::now();
-        let out = Command::new(&p.maturin)
+        let out = crate::common::release_build_env(&mut Command::new(&p.maturin))
             .args(["build", "--release", "--locked", "--out"])
             .arg(&out_dir)
             .current_dir(root())
-            .env("CARGO_TARGET_DIR", crate::common::release_build_dir())
             .output()
             .expect("run maturin");
         let took = start.elapsed();

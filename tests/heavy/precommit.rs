@@ -3,9 +3,10 @@
 //! `cargo install` (`language: rust`) and passes the manifests to `golint-k8s lint`.
 //!
 //! The release build takes minutes on a small machine, so cargo's target directory is
-//! `target/release-build`, shared with the wheel's build (tests/heavy/packaging.rs), and
-//! pre-commit's store is kept in `target/test-tools/pre-commit-home`: on a rerun with unchanged
-//! sources pre-commit finds its hook already installed.
+//! `target/release-build`, shared with the wheel's build (tests/heavy/packaging.rs) and built with
+//! the same lighter profile (`common::release_build_env`), and pre-commit's store is kept in
+//! `target/test-tools/pre-commit-home`: the hook is built once for every test of a run, and on a
+//! rerun with unchanged sources pre-commit finds it already installed.
 
 use crate::tools;
 
@@ -115,11 +116,10 @@ fn pre_commit(tools: &tools::Tools, repo: &Path, args: &[&OsStr]) -> Output {
         .join("target")
         .join("test-tools")
         .join("pre-commit-home");
-    Command::new(&tools.pre_commit)
+    crate::common::release_build_env(&mut Command::new(&tools.pre_commit))
         .current_dir(repo)
         .args(args)
         .env("PRE_COMMIT_HOME", home)
-        .env("CARGO_TARGET_DIR", crate::common::release_build_dir())
         .output()
         .expect("run pre-commit")
 }
@@ -193,16 +193,39 @@ fn try_repo(tools: &tools::Tools, repo: &Path) -> Output {
     try_hook(tools, repo, "golint-k8s")
 }
 
+/// Run one hook of the snapshot on every file of `repo`, as a user's `.pre-commit-config.yaml`
+/// naming this repository and revision would.
+///
+/// The configuration is passed with `--config` from outside the user's repository, so the hook
+/// sees only the repository's own files. Not `pre-commit try-repo`: it installs the hook into a
+/// new temporary store on every call, a release build of the crate each time, where a
+/// configuration shares pre-commit's store and the build is done once.
 fn try_hook(tools: &tools::Tools, repo: &Path, hook: &str) -> Output {
+    let snapshot = snapshot();
+    let config = tempfile::Builder::new()
+        .prefix("pre-commit-config-")
+        .suffix(".yaml")
+        .tempfile_in(env!("CARGO_TARGET_TMPDIR"))
+        .unwrap();
+    std::fs::write(
+        config.path(),
+        format!(
+            "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: {hook}\n",
+            serde_json::to_string(&snapshot.path.to_string_lossy()).unwrap(),
+            snapshot.rev
+        ),
+    )
+    .unwrap();
     pre_commit(
         tools,
         repo,
         &[
-            OsStr::new("try-repo"),
-            snapshot().path.as_os_str(),
+            OsStr::new("run"),
             OsStr::new(hook),
             OsStr::new("--all-files"),
             OsStr::new("--color=never"),
+            OsStr::new("--config"),
+            config.path().as_os_str(),
         ],
     )
 }
