@@ -200,26 +200,45 @@ pub enum WhyVersion<'a> {
     Unknown,
 }
 
+/// A source of a container's Go version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionSourceKind {
+    Annotation,
+    ConfigByImage,
+    ImageBuildInfo,
+    CatalogRelease,
+    MainModule,
+    ConfigDefault,
+}
+
 /// Where a Go version can come from, strongest first; the first that says wins, except that no
 /// declared version (the annotation, the config) goes below a main module's `go` line, which no
 /// older Go can build. The catalog's record of a tagged release comes before the repository's
 /// go.mod: the tree's go.mod describes its source as it is now, and an image tagged with an
-/// older release was built from older source. docs/rules.md ("Which Go version") states the
-/// same order.
-pub const VERSION_PRECEDENCE: [&str; 6] = [
-    "the annotation golint-k8s.io/go-version",
-    "config go-versions matching the image",
-    "the build info of the image's executable (--inspect-images)",
-    "the catalog: the go line of the tagged release's main module",
-    "the go line of the repository's main module behind the image (ko://, a Dockerfile's build)",
-    "config go-version, or --go-version: the version of containers nothing else places",
+/// older release was built from older source.
+///
+/// [`choose_version`] walks this table; docs/rules.md ("Which Go version") lists the same sources
+/// in the same order, each item naming the words of its row (a unit test holds them together).
+pub const VERSION_PRECEDENCE: [(VersionSourceKind, &str); 6] = [
+    (VersionSourceKind::Annotation, "golint-k8s.io/go-version"),
+    (VersionSourceKind::ConfigByImage, "`go-versions`"),
+    (VersionSourceKind::ImageBuildInfo, "build info"),
+    (
+        VersionSourceKind::CatalogRelease,
+        "the catalog, for an image",
+    ),
+    (
+        VersionSourceKind::MainModule,
+        "`go` line of the repository's main module",
+    ),
+    (VersionSourceKind::ConfigDefault, "`--go-version`"),
 ];
 
 /// A version and where it came from; None for a version known only to be older than Go 1.25
 /// (the catalog's releases before their main module said `go 1.25`).
 pub type VersionSource<'a> = (Option<GoVersion>, WhyVersion<'a>);
 
-/// Each source's version, when it has one, in the order of [`VERSION_PRECEDENCE`].
+/// Each source's version, when it has one (the fields in the order of [`VERSION_PRECEDENCE`]).
 pub struct VersionSources<'a> {
     pub annotated: Option<VersionSource<'a>>,
     pub by_image: Option<VersionSource<'a>>,
@@ -229,6 +248,19 @@ pub struct VersionSources<'a> {
     /// A lower bound as well as a version.
     pub built: Option<VersionSource<'a>>,
     pub default: Option<VersionSource<'a>>,
+}
+
+impl<'a> VersionSources<'a> {
+    fn of(&self, kind: VersionSourceKind) -> Option<VersionSource<'a>> {
+        match kind {
+            VersionSourceKind::Annotation => self.annotated,
+            VersionSourceKind::ConfigByImage => self.by_image,
+            VersionSourceKind::ImageBuildInfo => self.read,
+            VersionSourceKind::CatalogRelease => self.cataloged,
+            VersionSourceKind::MainModule => self.built,
+            VersionSourceKind::ConfigDefault => self.default,
+        }
+    }
 }
 
 /// The version a container's Go view uses, where it came from, and the declared version a `go`
@@ -244,17 +276,7 @@ pub struct ChosenVersion<'a> {
 /// A version read from the image's executable is a fact and stands; one declared by the
 /// annotation or the config goes no lower than a main module's `go` line.
 pub fn choose_version(s: VersionSources<'_>) -> ChosenVersion<'_> {
-    let first = [
-        s.annotated,
-        s.by_image,
-        s.read,
-        s.cataloged,
-        s.built,
-        s.default,
-    ]
-    .into_iter()
-    .flatten()
-    .next();
+    let first = VERSION_PRECEDENCE.iter().find_map(|&(kind, _)| s.of(kind));
     let Some((version, why)) = first else {
         return ChosenVersion {
             version: None,
@@ -263,11 +285,15 @@ pub fn choose_version(s: VersionSources<'_>) -> ChosenVersion<'_> {
         };
     };
     let declared = matches!(why, WhyVersion::Annotation(_) | WhyVersion::Config(..));
-    let floor = [s.cataloged, s.built]
-        .into_iter()
-        .flatten()
-        .filter_map(|(g, by)| Some((g?, by)))
-        .max_by_key(|(g, _)| *g);
+    // The sources that read a main module's `go` line.
+    let floor = [
+        VersionSourceKind::CatalogRelease,
+        VersionSourceKind::MainModule,
+    ]
+    .into_iter()
+    .filter_map(|kind| s.of(kind))
+    .filter_map(|(g, by)| Some((g?, by)))
+    .max_by_key(|(g, _)| *g);
     match (floor, version) {
         (Some((line, by)), Some(v)) if declared && line > v => ChosenVersion {
             version: Some(line),
@@ -1224,6 +1250,40 @@ mod tests {
 
     const OLD: Grammar = Grammar { plus_sign: false };
     const NEW: Grammar = Grammar { plus_sign: true };
+
+    /// The rule docs' list of version sources is the code's table: the same sources, in the
+    /// same order.
+    #[test]
+    fn the_rule_docs_list_the_version_sources_in_the_order_of_the_code() {
+        let doc = include_str!("../../docs/rules.md");
+        let section = doc
+            .split("**Which Go version.**")
+            .nth(1)
+            .expect("docs/rules.md has a \"Which Go version\" paragraph");
+        let mut items: Vec<String> = Vec::new();
+        for line in section.lines().skip(1) {
+            let numbered = line
+                .split_once(". ")
+                .filter(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+            match numbered {
+                Some((_, text)) => items.push(text.to_string()),
+                None if line.starts_with("   ") && !items.is_empty() => {
+                    let last = items.last_mut().unwrap();
+                    last.push(' ');
+                    last.push_str(line.trim());
+                }
+                None => break,
+            }
+        }
+        assert_eq!(items.len(), VERSION_PRECEDENCE.len(), "{items:#?}");
+        for (i, ((kind, words), item)) in VERSION_PRECEDENCE.iter().zip(&items).enumerate() {
+            assert!(
+                item.contains(words),
+                "item {} of docs/rules.md's version sources should be {kind:?} ({words}): {item}",
+                i + 1
+            );
+        }
+    }
 
     #[test]
     fn a_plus_sign_is_read_from_go_1_26() {
