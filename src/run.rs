@@ -119,7 +119,15 @@ impl Run {
     /// Lint a document's text named `name`, as `lint --stdin-filename NAME -` lints it: the
     /// name finds the Dockerfile, go.mod and kustomization beside it and its per-file-ignores.
     pub fn lint_text(&self, name: &str, text: String, cfg: &Config) -> FileReport {
-        let src = Source::from_text(Origin::Stdin(name.to_string()), text);
+        self.lint_source(
+            Source::from_text(Origin::Stdin(name.to_string()), text),
+            cfg,
+        )
+    }
+
+    /// Lint a document already read into a [`Source`] (the language server reads it once to
+    /// look up its images too).
+    pub fn lint_source(&self, src: Source, cfg: &Config) -> FileReport {
         lint_loaded(self, Ok(src), cfg)
     }
 

@@ -684,12 +684,11 @@ fn is_helm_template(uri: &str) -> bool {
 
 /// Lint an open document as the CLI lints the same text given as `--stdin-filename PATH -`.
 pub(crate) fn lint_document(uri: &str, text: &str, cfg: &Config, run: &mut Run) -> FileReport {
-    let name = document_name(uri);
+    let src = Source::from_text(Origin::Stdin(document_name(uri)), text.to_string());
     if cfg.inspect_images {
-        let src = Source::from_text(Origin::Stdin(name.clone()), text.to_string());
         cached_images(&src, cfg, &mut run.project.images);
     }
-    run.lint_text(&name, text.to_string(), cfg)
+    run.lint_source(src, cfg)
 }
 
 /// `inspect-images: true` in the editor: what earlier `lint --inspect-images` runs cached for the
