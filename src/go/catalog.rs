@@ -671,7 +671,7 @@ mod tests {
             "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0",
             "grafana/grafana-image-renderer:v4.0.0",
             "quay.io/fabxc/prometheus_demo_service",
-            "quay.io/argoproj/kubectl-argo-rollouts:v1.7",
+            "quay.io/argoproj/argo-rollouts-dashboard:v1.7",
             "ghcr.io/acme/xnginx",
             "python-worker:1",
             "acme/node-labeler:0.1.0",
@@ -726,6 +726,71 @@ mod tests {
         );
         assert!(lookup_service("frontend").is_none());
         assert!(lookup_service("checkout").is_none());
+    }
+
+    /// The program and language of an image the catalog must name.
+    fn found(image: &str) -> (&'static str, &'static str) {
+        lookup(image)
+            .map(|(e, _)| (e.program.as_str(), e.language.as_str()))
+            .unwrap_or_else(|| panic!("{image} is not in the catalog"))
+    }
+
+    /// Go programs whose images the shared corpus runs and that the linter could only assume were
+    /// Go: each is now an entry, found by its exact repository, with the ranges the script derived.
+    #[test]
+    fn go_programs_the_corpus_only_assumed_are_in_the_catalog() {
+        for (image, program) in [
+            ("quay.io/kiali/kiali:v2.27", "Kiali"),
+            ("docker.io/fortio/fortio:latest_release", "Fortio"),
+            (
+                "docker.io/envoyproxy/ratelimit:30a4ce1a",
+                "Envoy rate limit service",
+            ),
+            ("ghcr.io/spiffe/spire-server:1.5.4", "SPIRE (server, agent)"),
+            ("ghcr.io/spiffe/spire-agent:1.5.4", "SPIRE (server, agent)"),
+            (
+                "ghcr.io/spiffe/spire-controller-manager:0.2.3",
+                "SPIRE controller manager",
+            ),
+            ("docker.io/mccutchen/go-httpbin:v2.15.0", "go-httpbin"),
+            ("traefik/whoami:latest", "Traefik whoami"),
+            (
+                "quay.io/argoproj/kubectl-argo-rollouts:v1.9.0",
+                "Argo Rollouts",
+            ),
+            ("newrelic/infrastructure", "New Relic infrastructure agent"),
+            (
+                "ghcr.io/jkroepke/access-log-exporter:0.4.11",
+                "access-log-exporter",
+            ),
+            (
+                "registry.k8s.io/autoscaling/addon-resizer:1.8.23",
+                "addon-resizer (pod nanny)",
+            ),
+            (
+                "docker.io/bitnami/minio-object-browser:2.0.2-debian-12-r3",
+                "MinIO Console (object-browser)",
+            ),
+        ] {
+            assert_eq!(found(image), (program, "go"), "{image}");
+        }
+        // Kiali sizes both settings itself in the release the corpus runs.
+        let kiali = lookup("quay.io/kiali/kiali:v2.27").unwrap().0;
+        let image = ImageRef::parse("quay.io/kiali/kiali:v2.27");
+        for sizing in [&kiali.gomaxprocs, &kiali.gomemlimit] {
+            let releases = &sizing.as_ref().unwrap().releases;
+            assert_eq!(release_in(&image, releases), Some(true));
+        }
+        // The addon-resizer the corpus runs is before its move to Go 1.25; the newest is after.
+        let resizer = lookup("registry.k8s.io/autoscaling/addon-resizer")
+            .unwrap()
+            .0;
+        let on_1_25 = |tag: &str| {
+            let image = format!("registry.k8s.io/autoscaling/addon-resizer:{tag}");
+            release_in(&ImageRef::parse(&image), &resizer.go_1_25)
+        };
+        assert_eq!(on_1_25("1.8.23"), Some(false));
+        assert_eq!(on_1_25("1.8.24"), Some(true));
     }
 
     #[test]
