@@ -793,6 +793,47 @@ mod tests {
         assert_eq!(on_1_25("1.8.24"), Some(true));
     }
 
+    /// Well-known programs in other languages that the corpus runs and the linter assumed were Go.
+    #[test]
+    fn other_programs_the_corpus_only_assumed_are_in_the_catalog() {
+        for (image, program, language) in [
+            (
+                "docker.io/apache/skywalking-oap-server:9.7.0",
+                "Apache SkyWalking OAP server",
+                "java",
+            ),
+            ("docker.io/openzipkin/zipkin-slim:3.4.0", "Zipkin", "java"),
+            ("internetsystemsconsortium/bind9:9.21", "BIND 9", "c"),
+            ("koalaman/shellcheck:v0.11.0", "ShellCheck", "haskell"),
+            (
+                "docker.io/bats/bats:1.14.0",
+                "Bats (Bash Automated Testing System)",
+                "shell",
+            ),
+            ("ghost", "Ghost", "node"),
+            ("fedora", "Fedora base image (a shell)", "shell"),
+            (
+                "cr.l5d.io/linkerd/debug:edge-25.1.1",
+                "Linkerd debug sidecar (tshark)",
+                "c",
+            ),
+        ] {
+            assert_eq!(found(image), (program, language), "{image}");
+        }
+        assert_eq!(found("docker.io/apache/skywalking-ui:9.1.0").1, "java");
+        let bookinfo = "registry.istio.io/release/examples-bookinfo-mongodb:1.20.3";
+        assert_eq!(found(bookinfo).1, "cpp");
+        // Amazon ECR Public's dual-stack host serves the same copies of the official images.
+        assert_eq!(
+            repository("ecr-public.aws.com/docker/library/redis:8.2.3-alpine"),
+            "docker.io/library/redis"
+        );
+        assert_eq!(
+            found("ecr-public.aws.com/docker/library/haproxy:3.3.10-alpine"),
+            ("HAProxy", "c")
+        );
+    }
+
     #[test]
     fn every_gomaxprocs_names_a_formula_that_covers_its_releases() {
         let sizings = CATALOG
