@@ -671,7 +671,7 @@ mod tests {
             "quay.io/jcmoraisjr/haproxy-ingress:v0.15.0",
             "grafana/grafana-image-renderer:v4.0.0",
             "quay.io/fabxc/prometheus_demo_service",
-            "quay.io/argoproj/kubectl-argo-rollouts:v1.7",
+            "quay.io/argoproj/argo-rollouts-dashboard:v1.7",
             "ghcr.io/acme/xnginx",
             "python-worker:1",
             "acme/node-labeler:0.1.0",
@@ -726,6 +726,112 @@ mod tests {
         );
         assert!(lookup_service("frontend").is_none());
         assert!(lookup_service("checkout").is_none());
+    }
+
+    /// The program and language of an image the catalog must name.
+    fn found(image: &str) -> (&'static str, &'static str) {
+        lookup(image)
+            .map(|(e, _)| (e.program.as_str(), e.language.as_str()))
+            .unwrap_or_else(|| panic!("{image} is not in the catalog"))
+    }
+
+    /// Go programs whose images the shared corpus runs and that the linter could only assume were
+    /// Go: each is now an entry, found by its exact repository, with the ranges the script derived.
+    #[test]
+    fn go_programs_the_corpus_only_assumed_are_in_the_catalog() {
+        for (image, program) in [
+            ("quay.io/kiali/kiali:v2.27", "Kiali"),
+            ("docker.io/fortio/fortio:latest_release", "Fortio"),
+            (
+                "docker.io/envoyproxy/ratelimit:30a4ce1a",
+                "Envoy rate limit service",
+            ),
+            ("ghcr.io/spiffe/spire-server:1.5.4", "SPIRE (server, agent)"),
+            ("ghcr.io/spiffe/spire-agent:1.5.4", "SPIRE (server, agent)"),
+            (
+                "ghcr.io/spiffe/spire-controller-manager:0.2.3",
+                "SPIRE controller manager",
+            ),
+            ("docker.io/mccutchen/go-httpbin:v2.15.0", "go-httpbin"),
+            ("traefik/whoami:latest", "Traefik whoami"),
+            (
+                "quay.io/argoproj/kubectl-argo-rollouts:v1.9.0",
+                "Argo Rollouts",
+            ),
+            ("newrelic/infrastructure", "New Relic infrastructure agent"),
+            (
+                "ghcr.io/jkroepke/access-log-exporter:0.4.11",
+                "access-log-exporter",
+            ),
+            (
+                "registry.k8s.io/autoscaling/addon-resizer:1.8.23",
+                "addon-resizer (pod nanny)",
+            ),
+            (
+                "docker.io/bitnami/minio-object-browser:2.0.2-debian-12-r3",
+                "MinIO Console (object-browser)",
+            ),
+        ] {
+            assert_eq!(found(image), (program, "go"), "{image}");
+        }
+        // Kiali sizes both settings itself in the release the corpus runs.
+        let kiali = lookup("quay.io/kiali/kiali:v2.27").unwrap().0;
+        let image = ImageRef::parse("quay.io/kiali/kiali:v2.27");
+        for sizing in [&kiali.gomaxprocs, &kiali.gomemlimit] {
+            let releases = &sizing.as_ref().unwrap().releases;
+            assert_eq!(release_in(&image, releases), Some(true));
+        }
+        // The addon-resizer the corpus runs is before its move to Go 1.25; the newest is after.
+        let resizer = lookup("registry.k8s.io/autoscaling/addon-resizer")
+            .unwrap()
+            .0;
+        let on_1_25 = |tag: &str| {
+            let image = format!("registry.k8s.io/autoscaling/addon-resizer:{tag}");
+            release_in(&ImageRef::parse(&image), &resizer.go_1_25)
+        };
+        assert_eq!(on_1_25("1.8.23"), Some(false));
+        assert_eq!(on_1_25("1.8.24"), Some(true));
+    }
+
+    /// Well-known programs in other languages that the corpus runs and the linter assumed were Go.
+    #[test]
+    fn other_programs_the_corpus_only_assumed_are_in_the_catalog() {
+        for (image, program, language) in [
+            (
+                "docker.io/apache/skywalking-oap-server:9.7.0",
+                "Apache SkyWalking OAP server",
+                "java",
+            ),
+            ("docker.io/openzipkin/zipkin-slim:3.4.0", "Zipkin", "java"),
+            ("internetsystemsconsortium/bind9:9.21", "BIND 9", "c"),
+            ("koalaman/shellcheck:v0.11.0", "ShellCheck", "haskell"),
+            (
+                "docker.io/bats/bats:1.14.0",
+                "Bats (Bash Automated Testing System)",
+                "shell",
+            ),
+            ("ghost", "Ghost", "node"),
+            ("fedora", "Fedora base image (a shell)", "shell"),
+            (
+                "cr.l5d.io/linkerd/debug:edge-25.1.1",
+                "Linkerd debug sidecar (tshark)",
+                "c",
+            ),
+        ] {
+            assert_eq!(found(image), (program, language), "{image}");
+        }
+        assert_eq!(found("docker.io/apache/skywalking-ui:9.1.0").1, "java");
+        let bookinfo = "registry.istio.io/release/examples-bookinfo-mongodb:1.20.3";
+        assert_eq!(found(bookinfo).1, "cpp");
+        // Amazon ECR Public's dual-stack host serves the same copies of the official images.
+        assert_eq!(
+            repository("ecr-public.aws.com/docker/library/redis:8.2.3-alpine"),
+            "docker.io/library/redis"
+        );
+        assert_eq!(
+            found("ecr-public.aws.com/docker/library/haproxy:3.3.10-alpine"),
+            ("HAProxy", "c")
+        );
     }
 
     #[test]
