@@ -183,6 +183,13 @@ impl Found {
                 c.display()
             ));
         }
+        // A typo in a path, or a directory of other files: zero files linted is no pass.
+        if walked.inputs.is_empty() && walked.errors.is_empty() && walked.refused.is_empty() {
+            notes.push(format!(
+                "warning: no YAML or JSON files found under {}: nothing was linted",
+                paths.join(", ")
+            ));
+        }
         Found {
             had_error: !walked.errors.is_empty(),
             // Refused links are listed with the unread inputs (a report must not look complete

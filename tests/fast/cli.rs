@@ -237,6 +237,37 @@ fn missing_path_is_exit_2_but_the_rest_is_linted() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("GK101"));
 }
 
+/// A walk that finds nothing to lint (a typo in a path, a directory of other files) says so, as
+/// ruff says "No Python files found": a run of zero files must not pass in silence.
+#[test]
+fn a_walk_that_finds_no_manifest_warns() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("docs")).unwrap();
+    std::fs::write(dir.path().join("docs/README.md"), "# Deploy\n").unwrap();
+    for format in ["human", "json"] {
+        let out = cmd()
+            .current_dir(dir.path())
+            .args(["lint", "--format", format, "docs"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("warning: no YAML or JSON files found under docs: nothing was linted"),
+            "{format}: {err}"
+        );
+        // Nothing failed: the exit code stays the findings' (none).
+        assert_eq!(out.status.code(), Some(0), "{format}: {err}");
+    }
+    // A walk that finds a manifest says nothing of the kind.
+    std::fs::write(dir.path().join("docs/d.yaml"), BAD).unwrap();
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "docs"])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("nothing was linted"));
+}
+
 #[test]
 fn a_later_document_is_linted_after_a_broken_one() {
     let text = format!("a: [1\n---\n{BAD}");
