@@ -189,8 +189,18 @@ spec:
     )
 }
 
-fn try_repo(tools: &tools::Tools, repo: &Path) -> Output {
-    try_hook(tools, repo, "golint-k8s")
+/// A `.pre-commit-config.yaml` that takes one hook from the snapshot at its revision.
+fn config_naming_snapshot(hook: &str) -> String {
+    let snapshot = snapshot();
+    format!(
+        "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: {hook}\n",
+        serde_json::to_string(&snapshot.path.to_string_lossy()).unwrap(),
+        snapshot.rev
+    )
+}
+
+fn run_lint_hook(tools: &tools::Tools, repo: &Path) -> Output {
+    run_hook(tools, repo, "golint-k8s")
 }
 
 /// Run one hook of the snapshot on every file of `repo`, as a user's `.pre-commit-config.yaml`
@@ -200,22 +210,13 @@ fn try_repo(tools: &tools::Tools, repo: &Path) -> Output {
 /// sees only the repository's own files. Not `pre-commit try-repo`: it installs the hook into a
 /// new temporary store on every call, a release build of the crate each time, where a
 /// configuration shares pre-commit's store and the build is done once.
-fn try_hook(tools: &tools::Tools, repo: &Path, hook: &str) -> Output {
-    let snapshot = snapshot();
+fn run_hook(tools: &tools::Tools, repo: &Path, hook: &str) -> Output {
     let config = tempfile::Builder::new()
         .prefix("pre-commit-config-")
         .suffix(".yaml")
         .tempfile_in(env!("CARGO_TARGET_TMPDIR"))
         .unwrap();
-    std::fs::write(
-        config.path(),
-        format!(
-            "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: {hook}\n",
-            serde_json::to_string(&snapshot.path.to_string_lossy()).unwrap(),
-            snapshot.rev
-        ),
-    )
-    .unwrap();
+    std::fs::write(config.path(), config_naming_snapshot(hook)).unwrap();
     pre_commit(
         tools,
         repo,
@@ -255,7 +256,7 @@ fn the_hook_fails_on_a_missing_gomemlimit_and_passes_once_fixed() {
         ("README.md", "# Deploy\n\nkey: [not yaml\n".to_string()),
     ]);
 
-    let out = try_repo(&tools, repo.path());
+    let out = run_lint_hook(&tools, repo.path());
     let log = text(&out);
     // 1 is a failed hook; pre-commit's own errors (a failed build among them) exit 3.
     assert_eq!(out.status.code(), Some(1), "{log}");
@@ -279,7 +280,7 @@ fn the_hook_fails_on_a_missing_gomemlimit_and_passes_once_fixed() {
     )
     .unwrap();
     git(repo.path(), &["add", "--all"]);
-    let out = try_repo(&tools, repo.path());
+    let out = run_lint_hook(&tools, repo.path());
     let log = text(&out);
     assert_eq!(out.status.code(), Some(0), "{log}");
     assert_hook_passed(&log);
@@ -297,7 +298,7 @@ fn the_fix_hook_rewrites_the_manifest_then_passes() {
     ]);
     let web_before = std::fs::read(repo.path().join("deploy/web.yaml")).unwrap();
 
-    let out = try_hook(&tools, repo.path(), "golint-k8s-fix");
+    let out = run_hook(&tools, repo.path(), "golint-k8s-fix");
     let log = text(&out);
     assert_eq!(out.status.code(), Some(1), "{log}");
     assert!(
@@ -316,7 +317,7 @@ fn the_fix_hook_rewrites_the_manifest_then_passes() {
     );
 
     git(repo.path(), &["add", "--all"]);
-    let out = try_hook(&tools, repo.path(), "golint-k8s-fix");
+    let out = run_hook(&tools, repo.path(), "golint-k8s-fix");
     let log = text(&out);
     assert_eq!(out.status.code(), Some(0), "{log}");
     assert!(
@@ -332,7 +333,6 @@ fn the_fix_hook_rewrites_the_manifest_then_passes() {
 fn time_the_hook_on_100_manifests() {
     let Some(tools) = tools::ensure() else { return };
     let _serial = serial();
-    let snapshot = snapshot();
     let mut files = Vec::new();
     for i in 0..100u64 {
         let name = format!("svc{i:03}");
@@ -350,12 +350,10 @@ fn time_the_hook_on_100_manifests() {
             ));
         }
     }
-    let config = format!(
-        "repos:\n  - repo: {}\n    rev: {}\n    hooks:\n      - id: golint-k8s\n",
-        serde_json::to_string(&snapshot.path.to_string_lossy()).unwrap(),
-        snapshot.rev
-    );
-    files.push((".pre-commit-config.yaml".to_string(), config));
+    files.push((
+        ".pre-commit-config.yaml".to_string(),
+        config_naming_snapshot("golint-k8s"),
+    ));
     let repo = user_repo(&files);
 
     let run = || {
