@@ -133,7 +133,7 @@ pub struct Config {
     pub path: Option<PathBuf>,
     pub go_version: Option<GoVersion>,
     pub go_versions: Vec<(Globs, GoVersion)>,
-    pub assume_go: bool,
+    pub assume_go: AssumeGo,
     pub go_images: Globs,
     pub non_go_images: Globs,
     /// Images whose Go programs size GOMAXPROCS / GOMEMLIMIT themselves (automaxprocs,
@@ -166,7 +166,7 @@ impl Default for Config {
             path: None,
             go_version: None,
             go_versions: Vec::new(),
-            assume_go: true,
+            assume_go: AssumeGo::Unsettled,
             go_images: Globs::default(),
             non_go_images: Globs::default(),
             sizes_gomaxprocs: Globs::default(),
@@ -220,6 +220,51 @@ impl std::fmt::Display for ConfigError {
 pub struct Overrides {
     pub go_version: Option<GoVersion>,
     pub node_cpus: Option<u32>,
+    /// `--assume-go`: true or false, in place of the config's `assume-go`.
+    pub assume_go: Option<bool>,
+}
+
+/// What a container is taken to run when nothing shows its runtime (`assume-go`).
+///
+/// Unset, such a container is judged Go so that the Go rules still say what they would, but
+/// their findings stay below the default gate: unknown is not Go, and a CI gate that failed on
+/// a guess would fail on every Java service and database with no runtime hint. `true` is for
+/// teams whose images are all Go; `false` keeps the Go rules off such containers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AssumeGo {
+    /// Not set: judged Go, its Go findings info and their fixes unsafe.
+    #[default]
+    Unsettled,
+    /// `assume-go: true`: Go, and its findings gate as any other.
+    Go,
+    /// `assume-go: false`: not Go; no Go rule runs on it.
+    NotGo,
+}
+
+impl AssumeGo {
+    pub fn of(on: bool) -> AssumeGo {
+        if on {
+            AssumeGo::Go
+        } else {
+            AssumeGo::NotGo
+        }
+    }
+
+    /// Whether a container with no sign of its runtime is judged Go (the Go rules run on it).
+    pub fn judges_go(self) -> bool {
+        self != AssumeGo::NotGo
+    }
+
+    /// As `--show-settings` prints it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            AssumeGo::Unsettled => {
+                "(not set: containers of unknown runtime get their Go findings as info)"
+            }
+            AssumeGo::Go => "true",
+            AssumeGo::NotGo => "false",
+        }
+    }
 }
 
 impl Config {
@@ -281,7 +326,7 @@ impl Config {
                 opt(self.go_version.map(|v| v.to_string()))
             ),
             format!("go-versions: {{{}}}", versions.join(", ")),
-            format!("assume-go: {}", self.assume_go),
+            format!("assume-go: {}", self.assume_go.describe()),
             format!("go-images: {}", list(&self.go_images)),
             format!("non-go-images: {}", list(&self.non_go_images)),
             format!("sizes-gomaxprocs: {}", list(&self.sizes_gomaxprocs)),
@@ -318,6 +363,9 @@ impl Config {
         }
         if o.node_cpus.is_some() {
             self.node_cpus = o.node_cpus;
+        }
+        if let Some(on) = o.assume_go {
+            self.assume_go = AssumeGo::of(on);
         }
     }
 
@@ -394,7 +442,7 @@ impl Config {
                         cfg.go_versions.push((globs, p.go_version(iv)?));
                     }
                 }
-                "assume-go" => cfg.assume_go = p.bool(v)?,
+                "assume-go" => cfg.assume_go = AssumeGo::of(p.bool(v)?),
                 "inspect-images" => cfg.inspect_images = p.bool(v)?,
                 "image-registries" => {
                     for i in p.seq(v)? {

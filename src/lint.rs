@@ -61,8 +61,10 @@ pub struct Stats {
     pub documents: usize,
     pub objects: usize,
     pub containers: usize,
-    /// Containers judged Go only by `assume-go`.
+    /// Containers judged Go only by `assume-go` (set or not).
     pub assumed_go: usize,
+    /// Of those, the ones whose Go findings were kept below the gate (`assume-go` unset).
+    pub unknown_runtime: usize,
     /// Go containers whose program sizes GOMAXPROCS or GOMEMLIMIT itself.
     pub self_sizing: usize,
 }
@@ -74,6 +76,7 @@ impl std::ops::AddAssign for Stats {
         self.objects += o.objects;
         self.containers += o.containers;
         self.assumed_go += o.assumed_go;
+        self.unknown_runtime += o.unknown_runtime;
         self.self_sizing += o.self_sizing;
     }
 }
@@ -317,6 +320,7 @@ pub fn check_file(
         suppressions.extend(o.suppressions);
         stats.containers += o.containers;
         stats.assumed_go += o.assumed_go;
+        stats.unknown_runtime += o.unknown_runtime;
         stats.self_sizing += o.self_sizing;
     }
 
@@ -371,7 +375,9 @@ pub fn check_file(
     if !cfg.rules.is_empty() {
         for d in &mut kept {
             if let Some(RuleLevel::On(sev)) = cfg.rules.get(&d.code) {
-                d.severity = *sev;
+                if !d.below_gate {
+                    d.severity = *sev;
+                }
             }
         }
     }
@@ -476,6 +482,7 @@ struct ObjectFindings<'y> {
     suppressions: Vec<Suppression>,
     containers: usize,
     assumed_go: usize,
+    unknown_runtime: usize,
     self_sizing: usize,
 }
 
@@ -548,6 +555,7 @@ impl ObjectChecker<'_, '_> {
             suppressions: Vec::new(),
             containers: 0,
             assumed_go: 0,
+            unknown_runtime: 0,
             self_sizing: 0,
         };
         let diags = &mut out.diags;
@@ -592,12 +600,18 @@ impl ObjectChecker<'_, '_> {
                 config_maps,
                 fx,
             };
+            let unsettled = cx.go.unsettled();
             for (check, scope) in &rules.container {
                 if scope.takes(cx.go.is_go, partial) {
+                    let before = diags.len();
                     check(&cx, diags);
+                    if scope.go_only && unsettled {
+                        diags[before..].iter_mut().for_each(keep_below_gate);
+                    }
                 }
             }
             out.assumed_go += usize::from(cx.go.is_go && cx.go.assumed());
+            out.unknown_runtime += usize::from(unsettled);
             out.self_sizing += usize::from(
                 cx.go.is_go
                     && (cx.go.sizes_gomaxprocs.is_some() || cx.go.sizes_gomemlimit.is_some()),
@@ -616,6 +630,16 @@ impl ObjectChecker<'_, '_> {
         }
         finish(diags, doc, obj, templates);
         out
+    }
+}
+
+/// A Go-only finding that rests on the assumption alone: info, and a fix that `fix` applies only
+/// with `--unsafe-fixes`, so a Java service with no runtime hint gets no Go settings by default.
+fn keep_below_gate(d: &mut Diagnostic) {
+    d.below_gate = true;
+    d.severity = crate::diagnostic::Severity::Info;
+    if let Some(f) = &mut d.fix {
+        f.applicability = crate::diagnostic::Applicability::Unsafe;
     }
 }
 

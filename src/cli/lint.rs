@@ -48,6 +48,12 @@ pub struct ReportArgs {
     /// above it (docs/rules.md, "Which Go version"). Replaces the config's go-version.
     #[arg(long)]
     pub go_version: Option<String>,
+    /// What a container runs when nothing shows its runtime: `true` (Go: its findings fail the
+    /// gate like any other; for repositories whose images are all Go) or `false` (not Go).
+    /// Unset, it is judged Go but its Go findings are info and their fixes unsafe. Replaces the
+    /// config's assume-go; `--assume-go` alone means true.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub assume_go: Option<bool>,
     /// No colours, even on a terminal.
     #[arg(long)]
     pub no_color: bool,
@@ -276,6 +282,7 @@ pub fn prepare(a: &LintArgs) -> Result<Run, Error> {
         overrides: Overrides {
             go_version,
             node_cpus: a.node_cpus,
+            assume_go: a.report.assume_go,
         },
         exclude,
         extend_exclude,
@@ -824,6 +831,7 @@ pub fn write_containers(
                 );
                 let rt = &r.runtime;
                 let language = match (&rt.language, rt.assumed) {
+                    _ if rt.unknown => "unknown (its Go findings are info)",
                     (_, true) => "go (assumed)",
                     (Some(l), false) => l.as_str(),
                     (None, false) => "unknown",
@@ -859,10 +867,11 @@ pub fn write_containers(
                 }
             }
             if !a.report.quiet {
-                let assumed = rows.iter().filter(|r| r.runtime.assumed).count();
+                let unknown = rows.iter().filter(|r| r.runtime.unknown).count();
+                let assumed = rows.iter().filter(|r| r.runtime.assumed).count() - unknown;
                 writeln!(
                     out,
-                    "{} container{}, {assumed} assumed to run Go",
+                    "{} container{}, {unknown} of unknown runtime, {assumed} assumed to run Go",
                     rows.len(),
                     if rows.len() == 1 { "" } else { "s" }
                 )?;

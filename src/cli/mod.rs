@@ -67,8 +67,13 @@ pub enum Command {
     /// Run the language server on standard input and output (for editors).
     Lsp,
     /// Write a starter .golint-k8s.yaml in the current directory, with the schema line editors
-    /// read to check and complete it.
-    Init,
+    /// read to check and complete it. On a terminal it asks whether every image is Go.
+    Init {
+        /// Write `assume-go: true` (every image the repository deploys runs Go, so findings on
+        /// containers nothing else settles fail the gate) or `false`, without asking.
+        #[arg(long, value_name = "BOOL")]
+        assume_go: Option<bool>,
+    },
     /// Print a completion script for a shell, e.g. `golint-k8s completions bash >
     /// ~/.local/share/bash-completion/completions/golint-k8s`.
     Completions {
@@ -138,7 +143,7 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Lint(a) => lint::run(a),
         Command::Fix(a) => fix::run(a),
         Command::Rules { format } => rules::list(format),
-        Command::Init => rules::init(),
+        Command::Init { assume_go } => rules::init(assume_go),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();

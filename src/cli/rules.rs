@@ -58,7 +58,11 @@ pub fn explain(rule: &str) -> i32 {
 
 /// The config `init` writes: every setting a new user decides first, commented out at its
 /// default, and the schema line that lets yaml-language-server check and complete the rest.
-fn starter() -> String {
+fn starter(assume_go: Option<bool>) -> String {
+    let assume_go = match assume_go {
+        Some(on) => format!("assume-go: {on}\n"),
+        None => "# assume-go: true\n".to_string(),
+    };
     format!(
         "# yaml-language-server: $schema={}\n\
 # golint-k8s settings; every key is in docs/configuration.md.\n\
@@ -69,6 +73,10 @@ fn starter() -> String {
 # Images that run Go, and images that do not (globs); others are judged from the manifest.\n\
 # go-images: [\"ghcr.io/acme/*\"]\n\
 # non-go-images: [\"docker.io/library/nginx*\"]\n\
+\n\
+# A container nothing above settles is taken as Go, but its Go findings are info and their\n\
+# fixes unsafe. Set true when every image this repository deploys runs Go, so they gate.\n\
+{assume_go}\
 \n\
 # CPUs of your nodes, for the throttling numbers.\n\
 # node-cpus: 16\n\
@@ -87,7 +95,19 @@ fn starter() -> String {
     )
 }
 
-pub fn init() -> i32 {
+/// Whether every image is Go: the flag, else the user's answer on a terminal, else unset.
+fn ask_assume_go(flag: Option<bool>) -> Option<bool> {
+    use std::io::IsTerminal;
+    if flag.is_some() || !std::io::stdin().is_terminal() {
+        return flag;
+    }
+    eprint!("Does every container this repository deploys run a Go program? [y/N] ");
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).ok()?;
+    matches!(answer.trim(), "y" | "Y" | "yes" | "Yes").then_some(true)
+}
+
+pub fn init(assume_go: Option<bool>) -> i32 {
     if let Some(existing) = crate::walk::CONFIG_FILE_NAMES
         .iter()
         .find(|n| std::path::Path::new(n).exists())
@@ -95,14 +115,18 @@ pub fn init() -> i32 {
         say!("error: {existing} already exists here; init writes a new one only");
         return 2;
     }
+    let assume_go = ask_assume_go(assume_go);
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(crate::config::FILE_NAME)
-        .and_then(|mut f| f.write_all(starter().as_bytes()));
+        .and_then(|mut f| f.write_all(starter(assume_go).as_bytes()));
     match written {
         Ok(()) => {
             say!("wrote {}", crate::config::FILE_NAME);
+            if assume_go.is_none() {
+                say!("note: assume-go is left unset, so Go findings on containers of unknown runtime are info; `init --assume-go true` when every image is Go");
+            }
             0
         }
         Err(e) => {

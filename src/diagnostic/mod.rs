@@ -156,6 +156,10 @@ pub struct RuntimeInfo {
     pub evidence: String,
     /// Judged Go only because `assume-go` is on and nothing said otherwise.
     pub assumed: bool,
+    /// Nothing showed the runtime and `assume-go` is unset: judged Go, with its Go findings
+    /// kept below the gate. (Only written when true.)
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unknown: bool,
     pub go_version: Option<String>,
     pub go_version_evidence: Option<String>,
     /// Why the program sizes GOMAXPROCS / GOMEMLIMIT itself, when it does.
@@ -188,6 +192,10 @@ pub struct Diagnostic {
     /// The finding's identity across edits (the `fingerprint` module), set once it is located in
     /// its file's tree.
     pub fingerprint: u64,
+    /// A Go-only finding on a container that nothing shows to run Go (`assume-go` unset): it
+    /// stays info whatever severity the rule or the config gives, so it never fails the default
+    /// gate on a guess.
+    pub below_gate: bool,
 }
 
 impl Diagnostic {
@@ -217,6 +225,7 @@ impl Diagnostic {
             fix: None,
             related: Vec::new(),
             fingerprint: 0,
+            below_gate: false,
         }
     }
 

@@ -420,12 +420,22 @@ pub fn summary_line(end: &End) -> String {
 /// that size themselves: a second summary line.
 fn runtime_line(stats: &crate::lint::Stats) -> String {
     let mut parts = Vec::new();
-    if stats.assumed_go > 0 {
+    if stats.unknown_runtime > 0 {
+        let n = stats.unknown_runtime;
+        parts.push(format!(
+            "{n} container{} of unknown runtime, {} Go findings reported as info ({}; assume-go: true when every image is Go)",
+            plural(n),
+            if n == 1 { "its" } else { "their" },
+            crate::runtime::SETTLE.replacen("settle it", if n == 1 { "settle it" } else { "settle them" }, 1),
+        ));
+    }
+    let assumed = stats.assumed_go - stats.unknown_runtime.min(stats.assumed_go);
+    if assumed > 0 {
         parts.push(format!(
             "{} container{} assumed to run Go because nothing showed {} runtime (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)",
-            stats.assumed_go,
-            plural(stats.assumed_go),
-            if stats.assumed_go == 1 { "its" } else { "their" },
+            assumed,
+            plural(assumed),
+            if assumed == 1 { "its" } else { "their" },
         ));
     }
     if stats.self_sizing > 0 {

@@ -22,6 +22,8 @@ struct Summary {
     /// Containers judged Go only by `assume-go`, and Go containers that size GOMAXPROCS or
     /// GOMEMLIMIT themselves.
     assumed_go_containers: usize,
+    /// Of the assumed, those whose Go findings were kept below the gate (`assume-go` unset).
+    unknown_runtime_containers: usize,
     self_sizing_containers: usize,
     findings: usize,
     by_severity: BySeverity,
@@ -234,10 +236,10 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
             string(out, &r.evidence);
             put(
                 out,
-                if r.assumed {
-                    b",\n        \"assumed\": true,\n        \"go_version\": "
-                } else {
-                    b",\n        \"assumed\": false,\n        \"go_version\": "
+                match (r.assumed, r.unknown) {
+                    (_, true) => b",\n        \"assumed\": true,\n        \"unknown\": true,\n        \"go_version\": ",
+                    (true, false) => b",\n        \"assumed\": true,\n        \"go_version\": ",
+                    (false, false) => b",\n        \"assumed\": false,\n        \"go_version\": ",
                 },
             );
             opt_string(out, r.go_version.as_deref());
@@ -488,6 +490,7 @@ impl Format for Json {
             objects: stats.objects,
             containers: stats.containers,
             assumed_go_containers: stats.assumed_go,
+            unknown_runtime_containers: stats.unknown_runtime,
             self_sizing_containers: stats.self_sizing,
             findings: t.findings(),
             by_severity: BySeverity {
@@ -901,6 +904,7 @@ mod tests {
                     language: (i == 1).then(|| "go".to_string()),
                     evidence: format!("evidence {text}"),
                     assumed: i == 3,
+                    unknown: false,
                     go_version: Some("1.25".into()),
                     go_version_evidence: (i == 1).then(|| text.to_string()),
                     sizes_gomaxprocs: Some(format!("sizes {text}")),

@@ -207,12 +207,42 @@ fn could_matter(signs: &[Sign], kind: Kind) -> bool {
 }
 
 /// The decision: the strongest sign's language, and whether that is Go; with no sign at all,
-/// `assume-go` decides and says so.
-pub fn decide<'a>(signs: Vec<Sign<'a>>, cfg: &Config) -> (bool, Option<&'a str>, WhyGo<'a>) {
+/// `assume-go` decides and says so. An image that is only a placeholder (`${IMAGE}`,
+/// `{{ .Values.image }}`), filled in when it is deployed, stays unknown even when `assume-go`
+/// is true: the config speaks of the repository's images, and nothing here names one.
+pub fn decide<'a>(
+    signs: Vec<Sign<'a>>,
+    cfg: &Config,
+    image: Option<&'a str>,
+) -> (bool, Option<&'a str>, WhyGo<'a>) {
     match signs.into_iter().min_by_key(|s| rank(s.kind)) {
         Some(s) => (s.language == "go", Some(s.language), s.why),
-        None => (cfg.assume_go, None, WhyGo::AssumeGo { on: cfg.assume_go }),
+        None => match image.filter(|i| is_placeholder(i)) {
+            Some(image) if cfg.assume_go.judges_go() => (true, None, WhyGo::Placeholder(image)),
+            _ => (
+                cfg.assume_go.judges_go(),
+                None,
+                WhyGo::AssumeGo(cfg.assume_go),
+            ),
+        },
     }
+}
+
+/// Whether an image reference names no image, only a variable of a template or a script
+/// (`${IMAGE}`, `#{API_IMAGE}`, `{{ .Values.image }}`, `$(IMG)`, `<REPO>`): its name, the last
+/// path element before the tag, is one. (`${REGISTRY}/cart:${TAG}` names the image `cart`.)
+pub fn is_placeholder(image: &str) -> bool {
+    let image = image.trim();
+    // A Helm expression may hold slashes and colons of its own.
+    let last = match image.find("{{") {
+        Some(0) => return true,
+        _ => image.rsplit('/').next().unwrap_or(image),
+    };
+    let name = last.split(['@', ':']).next().unwrap_or(last);
+    name.is_empty()
+        || ["${", "#{", "{{", "$(", "<"]
+            .iter()
+            .any(|m| name.contains(m))
 }
 
 #[cfg(test)]
@@ -242,22 +272,55 @@ mod tests {
             sign(Kind::GoEnv, "go"),
             sign(Kind::OtherEnv, "java"),
         ];
-        assert_eq!(decide(signs, &cfg).1, Some("go"));
+        assert_eq!(decide(signs, &cfg, None).1, Some("go"));
         // The repository's own build of the image beats the catalog's record of it.
         let signs = vec![sign(Kind::Catalog, "c"), sign(Kind::Build, "go")];
-        let (is_go, language, _) = decide(signs, &cfg);
+        let (is_go, language, _) = decide(signs, &cfg, None);
         assert_eq!((is_go, language), (true, Some("go")));
     }
 
     #[test]
     fn no_sign_leaves_it_to_assume_go() {
         let cfg = Config {
-            assume_go: false,
+            assume_go: crate::config::AssumeGo::NotGo,
             ..Default::default()
         };
-        let (is_go, language, why) = decide(Vec::new(), &cfg);
+        let (is_go, language, why) = decide(Vec::new(), &cfg, None);
         assert_eq!((is_go, language), (false, None));
-        assert!(matches!(why, WhyGo::AssumeGo { on: false }));
+        assert!(matches!(
+            why,
+            WhyGo::AssumeGo(crate::config::AssumeGo::NotGo)
+        ));
+    }
+
+    #[test]
+    fn a_placeholder_image_stays_unknown_even_when_every_image_is_go() {
+        for image in [
+            "${IMAGE}",
+            "#{API_IMAGE}",
+            "{{ .Values.image.repository }}:{{ .Values.image.tag }}",
+            "$(IMG)",
+            "<DOCKER_REPO>",
+            "registry.example/${NAME}:1",
+        ] {
+            assert!(is_placeholder(image), "{image}");
+        }
+        for image in [
+            "${REGISTRY}/cart:${TAG}",
+            "<DOCKER_REPO>/chatbot:1.0",
+            "registry.k8s.io/autoscaler:{{ .Values.tag }}",
+            "nginx",
+        ] {
+            assert!(!is_placeholder(image), "{image}");
+        }
+        let cfg = Config {
+            assume_go: crate::config::AssumeGo::Go,
+            ..Default::default()
+        };
+        let (is_go, _, why) = decide(Vec::new(), &cfg, Some("${IMAGE}"));
+        assert!(is_go && matches!(why, WhyGo::Placeholder("${IMAGE}")));
+        let (is_go, _, why) = decide(Vec::new(), &cfg, Some("ghcr.io/acme/api"));
+        assert!(is_go && matches!(why, WhyGo::AssumeGo(crate::config::AssumeGo::Go)));
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub mod process;
 pub mod signs;
 pub mod throttle;
 
-use crate::config::{Config, GoVersion};
+use crate::config::{AssumeGo, Config, GoVersion};
 use crate::go::{catalog, godebug_value};
 use crate::k8s::container::{container_annotation, Container};
 use crate::text::{push_debug, push_int};
@@ -144,10 +144,7 @@ pub enum WhyGo<'a> {
         value: &'a str,
     },
     /// A `go-images` (true) or `non-go-images` (false) pattern of the config.
-    ConfigImages {
-        go: bool,
-        pattern: &'a str,
-    },
+    ConfigImages { go: bool, pattern: &'a str },
     /// A Go runtime variable the container sets.
     GoEnv(&'a str),
     /// A variable another runtime reads.
@@ -177,10 +174,15 @@ pub enum WhyGo<'a> {
         image: &'a str,
         entry: &'static catalog::Entry,
     },
-    AssumeGo {
-        on: bool,
-    },
+    /// Nothing showed a runtime: `assume-go` decided.
+    AssumeGo(crate::config::AssumeGo),
+    /// Nothing showed a runtime and the image is a placeholder filled in at deploy time: taken as
+    /// Go below the gate, as with `assume-go` unset.
+    Placeholder(&'a str),
 }
+
+/// How a user settles what a container runs, as the notes and the summary name the ways.
+pub const SETTLE: &str = "settle it with the annotation golint-k8s.io/runtime: go|other, go-images / non-go-images in .golint-k8s.yaml, or --inspect-images";
 
 /// Where the Go version came from.
 #[derive(Debug, Clone, Copy)]
@@ -389,10 +391,18 @@ impl WhyGo<'_> {
                 s.push_str("the entrypoint read ");
                 s.push_str(&f.describe());
             }
-            WhyGo::AssumeGo { on: true } => {
-                s.push_str("assume-go is on (the default) and nothing says otherwise")
+            WhyGo::AssumeGo(AssumeGo::Unsettled) => s.push_str(
+                "nothing shows which runtime it runs: taken as Go, with its Go findings below the gate",
+            ),
+            WhyGo::AssumeGo(AssumeGo::Go) => {
+                s.push_str("assume-go is on and nothing says otherwise")
             }
-            WhyGo::AssumeGo { on: false } => s.push_str("assume-go is off"),
+            WhyGo::AssumeGo(AssumeGo::NotGo) => s.push_str("assume-go is off"),
+            WhyGo::Placeholder(image) => {
+                s.push_str("the image ");
+                push_debug(s, image);
+                s.push_str(" is a placeholder filled in at deploy time: taken as Go, with its Go findings below the gate");
+            }
         }
     }
 
@@ -561,7 +571,7 @@ impl<'a> GoView<'a> {
             },
             around,
         });
-        let (is_go, language, why_go) = evidence::decide(signs, cfg);
+        let (is_go, language, why_go) = evidence::decide(signs, cfg, c.image);
         // The image's facts count only for a Go program: another runtime's image says nothing of
         // the Go version.
         let facts = match why_go {
@@ -895,6 +905,7 @@ impl<'a> GoView<'a> {
                 None => self.why_go.describe(),
             },
             assumed: self.is_go && self.assumed(),
+            unknown: self.unsettled(),
             // A declared Go version says nothing about a container that does not run Go.
             go_version: self.version.filter(|_| self.is_go).map(|v| v.to_string()),
             // Also for a release the catalog places below Go 1.25 without a version.
@@ -912,7 +923,15 @@ impl<'a> GoView<'a> {
 
     /// Judged Go only because nothing said otherwise.
     pub fn assumed(&self) -> bool {
-        matches!(self.why_go, WhyGo::AssumeGo { .. })
+        matches!(self.why_go, WhyGo::AssumeGo(_) | WhyGo::Placeholder(_))
+    }
+
+    /// Judged Go on no evidence with `assume-go` unset: its Go findings stay below the gate.
+    pub fn unsettled(&self) -> bool {
+        matches!(
+            self.why_go,
+            WhyGo::AssumeGo(AssumeGo::Unsettled) | WhyGo::Placeholder(_)
+        )
     }
 
     /// Where the version came from, as the notes give it.
@@ -988,7 +1007,11 @@ impl<'a> GoView<'a> {
     /// The note every Go-only finding carries.
     pub fn note(&self) -> String {
         let mut s = String::with_capacity(256);
-        if let WhyGo::AssumeGo { on: true } = self.why_go {
+        if self.unsettled() {
+            s.push_str("unknown runtime: nothing shows that this container runs Go, so this finding is info and its fix unsafe (");
+            s.push_str(SETTLE);
+            s.push_str("; or assume-go: true when every image is Go)");
+        } else if let WhyGo::AssumeGo(AssumeGo::Go) = self.why_go {
             s.push_str("assumed Go: nothing in the manifest shows which runtime this container runs (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)");
         } else {
             s.push_str("judged Go because ");
@@ -1457,7 +1480,11 @@ mod tests {
                 "judged Go because the image prom/prometheus:v2.40.0 is Prometheus, a Go program (catalog: https://github.com/prometheus/prometheus)",
             ),
             (
-                WhyGo::AssumeGo { on: true },
+                WhyGo::AssumeGo(AssumeGo::Unsettled),
+                "unknown runtime: nothing shows that this container runs Go, so this finding is info and its fix unsafe (settle it with the annotation golint-k8s.io/runtime: go|other, go-images / non-go-images in .golint-k8s.yaml, or --inspect-images; or assume-go: true when every image is Go)",
+            ),
+            (
+                WhyGo::AssumeGo(AssumeGo::Go),
                 "assumed Go: nothing in the manifest shows which runtime this container runs (declare it with the annotation golint-k8s.io/runtime: go|other, or go-images / non-go-images in .golint-k8s.yaml)",
             ),
         ];

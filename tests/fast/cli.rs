@@ -84,14 +84,17 @@ fn stdin_with_json_output_and_exit_code_1() {
     assert_eq!(gk101["container"], "api");
     assert_eq!(gk101["rule"], "memory-limit-without-gomemlimit");
     assert!(gk101["message"].as_str().unwrap().contains("512Mi"));
-    // Nothing in this manifest shows the runtime: the finding says it rests on the assumption.
+    // Nothing in this manifest shows the runtime: the Go finding is info, says why, and its
+    // fix is unsafe (exit 1 comes from GK203, which judges any container).
     assert!(
         gk101["notes"][0]
             .as_str()
             .unwrap()
-            .starts_with("assumed Go"),
+            .starts_with("unknown runtime: nothing shows that this container runs Go"),
         "{gk101}"
     );
+    assert_eq!(gk101["severity"], "info", "{gk101}");
+    assert_eq!(gk101["fix"]["applicability"], "unsafe", "{gk101}");
     assert_eq!(gk101["runtime"]["assumed"], true, "{gk101}");
     assert_eq!(gk101["runtime"]["language"], Value::Null, "{gk101}");
     let gk201 = f
@@ -133,6 +136,7 @@ fn fail_on_and_select_and_ignore() {
             "GK2",
             "--ignore",
             "cpu-limit-throttling",
+            "--assume-go",
         ])
         .write_stdin(BAD)
         .output()
@@ -719,6 +723,7 @@ fn show_containers_lists_each_runtime_decision() {
     assert_eq!(by_container("nginx")["language"], "c");
     let ledger = by_container("ledger");
     assert_eq!(ledger["assumed"], true);
+    assert_eq!(ledger["unknown"], true);
     assert_eq!(ledger["language"], Value::Null);
     // The human listing names the same decisions, one line per container and a count.
     let out = Command::cargo_bin("golint-k8s")
@@ -737,7 +742,7 @@ fn show_containers_lists_each_runtime_decision() {
         "{text}"
     );
     assert!(
-        text.ends_with("1 container, 0 assumed to run Go\n"),
+        text.ends_with("1 container, 0 of unknown runtime, 0 assumed to run Go\n"),
         "{text}"
     );
 }
@@ -788,7 +793,7 @@ fn human_output_groups_by_file_and_links_each_rule_once() {
     .unwrap();
     let out = cmd()
         .current_dir(dir.path())
-        .args(["lint", "--no-color", "."])
+        .args(["lint", "--no-color", ".", "--assume-go"])
         .output()
         .unwrap();
     let s = String::from_utf8(out.stdout).unwrap();

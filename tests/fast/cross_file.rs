@@ -92,7 +92,7 @@ fn a_limit_range_in_one_file_applies_to_a_deployment_in_another() {
     let out = Command::cargo_bin("golint-k8s")
         .unwrap()
         .current_dir(d)
-        .args(["fix", "--diff", "."])
+        .args(["fix", "--diff", ".", "--assume-go"])
         .output()
         .unwrap();
     let diff = String::from_utf8_lossy(&out.stdout);

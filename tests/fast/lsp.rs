@@ -500,6 +500,12 @@ fn workspace(name: &str) -> (TempDir, PathBuf, String) {
     (dir, path, uri)
 }
 
+/// Declare, in `dir`'s config, that every image there runs Go (`assume-go: true`): the Go rules'
+/// fixes are then safe as the rules give them, in the editor and the CLI alike.
+fn all_go(dir: &Path) {
+    std::fs::write(dir.join(".golint-k8s.yaml"), "assume-go: true\n").unwrap();
+}
+
 /// What `golint-k8s fix - <args>` prints for `text`, named `path` (so it finds the same config).
 fn cli_fix(path: &Path, text: &str, args: &[&str]) -> String {
     let mut child = Command::new(BIN)
@@ -811,6 +817,7 @@ fn fix_all_matches_the_cli() {
     )
     .unwrap();
     let (dir, path, uri) = workspace("deploy.yaml");
+    all_go(dir.path());
     let mut lsp = Lsp::start(dir.path(), None, None);
     for (version, text) in [HELM, BASE, NON_ASCII, example.as_str()].iter().enumerate() {
         let version = version as i64 + 1;
@@ -889,6 +896,7 @@ spec:
         "        a: 1\n\n    - name: GOMAXPROCS\n      valueFrom:\n        resourceFieldRef:\n          resource: limits.cpu\n    - name: GOMEMLIMIT\n      value: \"460MiB\"\n",
     );
     let (dir, path, uri) = workspace("pod.yaml");
+    all_go(dir.path());
     let mut lsp = Lsp::start(dir.path(), None, None);
     lsp.open(&uri, "yaml", text);
     let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
@@ -1251,7 +1259,7 @@ fn initialization_options_override_the_config() {
     // The options win over the config file next to the document.
     std::fs::write(
         dir.path().join(".golint-k8s.yaml"),
-        "go-version: \"1.24\"\n",
+        "go-version: \"1.24\"\nassume-go: true\n",
     )
     .unwrap();
     let mut lsp = Lsp::start(dir.path(), None, Some(json!({"go-version": "1.25"})));

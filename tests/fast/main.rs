@@ -21,6 +21,7 @@ mod fix_cli;
 mod fix_corpus;
 mod fixtures;
 mod formats;
+mod gate;
 mod hostile;
 mod lsp;
 mod model;

@@ -31,6 +31,16 @@ use proptest::test_runner::{
     Config as RunConfig, RngAlgorithm, TestCaseError, TestRng, TestRunner,
 };
 
+/// The defaults, with every container that shows no runtime taken as Go
+/// (`assume-go: true`): the properties are about the Go rules' fixes, which are unsafe on a
+/// container of unknown runtime and so would not be applied.
+fn all_go() -> Config {
+    Config {
+        assume_go: golint_k8s::config::AssumeGo::Go,
+        ..Config::default()
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running properties.
 
@@ -84,7 +94,7 @@ fn parses(text: &str) -> Result<(), String> {
 /// What every input must get: lint returns, and fix neither touches text that does not parse nor
 /// produces text that does not.
 fn lint_and_fix_are_total(bytes: Vec<u8>) -> Result<(), String> {
-    let (cfg, sel) = (Config::default(), Selection::default());
+    let (cfg, sel) = (all_go(), Selection::default());
     let src = match Source::decode(origin(), bytes) {
         Ok(src) => src,
         Err(failure) => {
@@ -774,7 +784,7 @@ fn fix_is_sound(m: &Manifest, unsafe_fixes: bool) -> Result<(), String> {
     };
     let before =
         documents(&text).map_err(|e| format!("generated text does not parse ({e}):\n{text}"))?;
-    let (cfg, sel) = (Config::default(), Selection::default());
+    let (cfg, sel) = (all_go(), Selection::default());
     let out = fix_source(
         Source::from_text(origin(), text.clone()),
         &cfg,
@@ -929,7 +939,7 @@ spec:
               resource: limits.memory
               divisor: 1Mi
 ";
-    let (cfg, sel) = (Config::default(), Selection::default());
+    let (cfg, sel) = (all_go(), Selection::default());
     let out = fix_source(
         Source::from_text(origin(), text.into()),
         &cfg,
@@ -954,7 +964,7 @@ spec:
 #[test]
 fn lone_carriage_returns_are_left_alone_with_a_note() {
     let text = "apiVersion: v1\rkind: Pod\rmetadata:\r  name: app\rspec:\r  containers:\r    - name: c\r      image: ghcr.io/acme/api:1.0\r      resources:\r        limits: {cpu: \"2\", memory: 512Mi}\r";
-    let (cfg, sel) = (Config::default(), Selection::default());
+    let (cfg, sel) = (all_go(), Selection::default());
     for unsafe_fixes in [false, true] {
         let out = fix_source(
             Source::from_text(origin(), text.into()),
@@ -986,7 +996,7 @@ fn lone_carriage_returns_are_left_alone_with_a_note() {
 /// unsafe fix saw no request and added one beside it, a duplicate key the engine's guard caught.
 #[test]
 fn throttling_fix_with_a_malformed_cpu_request() {
-    let (cfg, sel) = (Config::default(), Selection::default());
+    let (cfg, sel) = (all_go(), Selection::default());
     for request in ["abc", "", "~", "\"\""] {
         let text = format!(
             "apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n    - name: c\n      image: nginx:1.27\n      resources:\n        requests:\n          cpu: {request}\n          memory: 64Mi\n        limits:\n          cpu: 500m\n"

@@ -532,9 +532,21 @@ fn the_release_workflow_and_the_action_agree() {
         ("format", "github"),
         ("args", ""),
         ("sarif", "false"),
+        ("inspect-images", "true"),
     ] {
         assert_eq!(inputs[name]["default"], default, "input {name}");
     }
+    // The image cache is kept between runs when images are read.
+    let cache = step(&action["runs"]["steps"], "name", "Restore the image cache");
+    assert!(cache["uses"]
+        .as_str()
+        .unwrap()
+        .starts_with("actions/cache@"));
+    assert_eq!(cache["if"], "inputs.inspect-images == 'true'");
+    assert_eq!(
+        cache["with"]["path"],
+        "${{ runner.temp }}/golint-k8s-images"
+    );
     let steps = &action["runs"]["steps"];
     for s in steps.as_array().unwrap() {
         if s.get("run").is_some() {
@@ -798,6 +810,26 @@ fn the_action_installs_and_runs_what_the_release_archives() {
     assert!(
         annotations.contains("GK201") && !annotations.contains("GK102"),
         "{annotations}"
+    );
+
+    // With inspect-images (the input's default) the lint reads the images, here from the cache
+    // alone (`--offline`), which the step names through GOLINT_K8S_CACHE.
+    let cache_dir = tempfile::tempdir().unwrap();
+    let cache_path = cache_dir.path().to_string_lossy().into_owned();
+    let inspecting = [
+        ("GOLINT_K8S", exe.as_str()),
+        ("INPUT_PATHS", "examples/deployment.yaml"),
+        ("INPUT_ARGS", "--offline --node-cpus 8"),
+        ("INPUT_FORMAT", "github"),
+        ("INPUT_INSPECT_IMAGES", "true"),
+        ("GOLINT_K8S_CACHE", cache_path.as_str()),
+    ];
+    let out = run.step(lint, &inspecting);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("not in the cache"),
+        "the images were not looked up: {}",
+        text(&out)
     );
 
     // The SARIF step writes its log and never fails on findings.
