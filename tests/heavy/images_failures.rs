@@ -688,7 +688,9 @@ fn credentials_come_from_the_docker_config() {
         "hung helper: exit {}, {:?}, stderr:\n{}",
         hung.code, hung.took, hung.stderr
     );
-    assert_eq!(hung.code, 1, "{}", hung.stderr);
+    // Read anonymously, the private image shows nothing: the container's runtime is unknown, so
+    // its Go findings stay below the gate.
+    assert_eq!(hung.code, 0, "{}", hung.stderr);
     assert!(hung.took < Duration::from_secs(9), "took {:?}", hung.took);
     assert!(
         note(&hung, &tag).contains(&format!(

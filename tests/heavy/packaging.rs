@@ -178,7 +178,7 @@ fn user_repo(files: &[(&str, String)]) -> tempfile::TempDir {
     dir
 }
 
-/// A Go Deployment with a memory limit; `fixed` gives it a GOMEMLIMIT and a memory request equal
+/// A Go Deployment (its annotation says so) with a memory limit; `fixed` gives it a GOMEMLIMIT and a memory request equal
 /// to the limit, without it GK101 fires.
 fn deployment(name: &str, memory_mib: u64, fixed: bool) -> String {
     let (env, requests) = if fixed {
@@ -205,6 +205,8 @@ spec:
     metadata:
       labels:
         app: {name}
+      annotations:
+        golint-k8s.io/runtime: go
     spec:
       containers:
         - name: {name}

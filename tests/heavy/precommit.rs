@@ -149,7 +149,8 @@ fn user_repo<N: AsRef<Path>>(files: &[(N, String)]) -> tempfile::TempDir {
     dir
 }
 
-/// A Go Deployment; `fixed` gives it a GOMEMLIMIT and a memory request equal to the limit.
+/// A Go Deployment (its annotation says so); `fixed` gives it a GOMEMLIMIT and a memory request
+/// equal to the limit.
 fn deployment(name: &str, memory_mib: u64, fixed: bool) -> String {
     let env = if fixed {
         format!(
@@ -178,6 +179,8 @@ spec:
     metadata:
       labels:
         app: {name}
+      annotations:
+        golint-k8s.io/runtime: go
     spec:
       containers:
         - name: {name}
