@@ -17,6 +17,8 @@ use crate::source::{Origin, Source};
 use crate::yaml::{self, NodeId, Yaml};
 
 pub const FILE_NAME: &str = crate::walk::CONFIG_FILE_NAMES[0];
+
+pub use crate::walk::SKIPPED_DIRS;
 /// Every top-level key a config may have; `schema/golint-k8s.schema.json` has exactly these.
 pub const KEYS: &[&str] = &[
     "go-version",
@@ -148,6 +150,9 @@ pub struct Config {
     /// Per-rule level from the config's `rules:`: off, or a severity instead of the default.
     pub rules: HashMap<crate::diagnostic::Code, RuleLevel>,
     pub exclude: Globs,
+    /// Skip the [`SKIPPED_DIRS`] in a walk: true until the config sets `exclude`, which replaces
+    /// them.
+    pub skip_vendored: bool,
     /// `per-file-ignores`: rules that do not run on files matching a glob (relative to the
     /// config's directory), as ruff's option of that name.
     pub per_file_ignores: Vec<(Globs, Vec<crate::diagnostic::Code>)>,
@@ -178,6 +183,7 @@ impl Default for Config {
             gomemlimit_strategy: MemLimitStrategy::Ratio,
             rules: HashMap::new(),
             exclude: Globs::default(),
+            skip_vendored: true,
             per_file_ignores: Vec::new(),
             pod_spec_paths: Vec::new(),
             inspect_images: false,
@@ -349,7 +355,14 @@ impl Config {
                 }
             ),
             format!("rules: {{{}}}", rules.join(", ")),
-            format!("exclude: {}", list(&self.exclude)),
+            match self.skip_vendored {
+                true => format!(
+                    "exclude: {} (not set: walks skip {} directories)",
+                    list(&self.exclude),
+                    SKIPPED_DIRS.join(", ")
+                ),
+                false => format!("exclude: {}", list(&self.exclude)),
+            },
             format!("per-file-ignores: {{{}}}", ignores.join(", ")),
             format!("pod-spec-paths: {}", self.pod_spec_paths.len()),
             format!("inspect-images: {}", self.inspect_images),
@@ -557,7 +570,10 @@ impl Config {
                         cfg.rules.insert(rule.code, sev);
                     }
                 }
-                "exclude" => cfg.exclude = p.globs(v)?,
+                "exclude" => {
+                    cfg.exclude = p.globs(v)?;
+                    cfg.skip_vendored = false;
+                }
                 "per-file-ignores" => {
                     for (ik, iv) in p.map(v)? {
                         let glob = p.string(ik)?.to_string();

@@ -89,6 +89,41 @@ pub struct FileReport {
     pub stats: Stats,
     /// Kept only when there are findings: the human format shows snippets.
     pub source: Option<Arc<Source>>,
+    /// Why the file was not judged: it is not a Kubernetes manifest and not valid YAML either
+    /// (see [`only_manifests`]). Front ends list it with the inputs not linted.
+    pub skipped: Option<String>,
+}
+
+/// Whether a text names both keys every Kubernetes object has: a file that does not parse is
+/// taken for a broken manifest when it does, and for some other file when it does not.
+pub fn names_manifest_keys(text: &str) -> bool {
+    text.contains("apiVersion") && text.contains("kind")
+}
+
+/// Only manifests are judged. A file with no Kubernetes object (a document with `apiVersion` and
+/// `kind`) is KEP metadata, an Alertmanager config, Go test data or a dashboard's JSON: what the
+/// YAML rules found in it is dropped, and when it does not even parse, the report says that it
+/// was skipped and why, so that it never passes unseen. A file that does not parse but names
+/// both keys is taken for a broken manifest and keeps its GK000. (The language server shows
+/// nothing for such a file, by the same test.)
+pub fn only_manifests(mut r: FileReport, names_keys: bool) -> FileReport {
+    if r.stats.objects > 0 {
+        return r;
+    }
+    let invalid = r
+        .findings
+        .iter()
+        .find(|f| f.diagnostic.code == Code::GK000)
+        .map(|f| format!("{}:{}: {}", f.start.0, f.start.1, f.diagnostic.message));
+    if invalid.is_some() && names_keys {
+        return r;
+    }
+    r.findings.clear();
+    r.source = None;
+    r.skipped = invalid.map(|why| {
+        format!("not linted: it names no apiVersion and kind, so it is not taken for a Kubernetes manifest, and it is not valid YAML either ({why})")
+    });
+    r
 }
 
 /// A file that could not be read as text: one GK000 finding at the offending byte.
@@ -107,7 +142,8 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     let (line, col) = src.line_col(src.text.len());
     let mut d = crate::rules::gk000::undecodable(err.message());
     d.fingerprint = crate::fingerprint::of(&name, &d);
-    FileReport {
+    let text = String::from_utf8_lossy(&text_for_positions);
+    let report = FileReport {
         name,
         origin,
         findings: vec![Finding {
@@ -121,7 +157,9 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
             ..Stats::default()
         },
         source: None,
-    }
+        skipped: None,
+    };
+    only_manifests(report, names_manifest_keys(&text))
 }
 
 /// Lint a decoded source on its own, as a run of that one file (the project files around it are
@@ -156,8 +194,17 @@ pub fn lint_source_with(
     report(src, diagnostics, stats)
 }
 
-/// The report of a source from its checked diagnostics (see [`check_file`]).
+/// The report of a source from its checked diagnostics (see [`check_file`]); a file that is not a
+/// manifest is not judged ([`only_manifests`]).
 pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
+    if stats.objects == 0 && !diagnostics.is_empty() {
+        let names_keys = names_manifest_keys(&src.text);
+        return only_manifests(judged(src, diagnostics, stats), names_keys);
+    }
+    judged(src, diagnostics, stats)
+}
+
+fn judged(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
     let findings: Vec<Finding> = if diagnostics.len() >= crate::diagnostic::PARALLEL_FINDINGS {
         diagnostics
             .into_par_iter()
@@ -178,6 +225,7 @@ pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileRe
         stats,
         source: (!findings.is_empty()).then(|| Arc::new(src)),
         findings,
+        skipped: None,
     }
 }
 
@@ -737,6 +785,35 @@ mod tests {
         let got = sort_diagnostics(diags);
         let messages = |v: &[Diagnostic]| v.iter().map(|d| d.message.clone()).collect::<Vec<_>>();
         assert_eq!(messages(&got), messages(&want));
+    }
+
+    #[test]
+    fn only_manifests_are_judged() {
+        let lint = |text: &str| {
+            let src = Source::from_text(Origin::Stdin("x.yaml".into()), text.into());
+            let r = lint_source(src, &Config::default(), &Selection::default());
+            let codes: Vec<Code> = r.findings.iter().map(|f| f.diagnostic.code).collect();
+            (codes, r.skipped.is_some())
+        };
+        // A broken manifest keeps its GK000.
+        assert_eq!(
+            lint("apiVersion: v1\nkind: Pod\nspec: [\n"),
+            (vec![Code::GK000], false)
+        );
+        // Other YAML that does not parse is skipped, and says so.
+        assert_eq!(lint("name: [\n"), (vec![], true));
+        // Other YAML that parses is not judged, not even for duplicate keys.
+        assert_eq!(lint("name: ci\nname: cd\n"), (vec![], false));
+        // A manifest with a duplicate key is.
+        assert_eq!(
+            lint("apiVersion: v1\nkind: Pod\nkind: Pod\n"),
+            (vec![Code::GK001], false)
+        );
+        // Bytes that are not text, with no manifest keys in sight: skipped too.
+        let failure = Source::decode(Origin::Stdin("x.yaml".into()), b"a: \xff\n".to_vec())
+            .expect_err("not UTF-8");
+        let r = decode_failure(*failure);
+        assert!(r.findings.is_empty() && r.skipped.is_some(), "{r:?}");
     }
 }
 

@@ -64,9 +64,17 @@ impl Run {
             None => None,
             Some(dir) => Some(crate::helm::Chart::open(dir).map_err(Error::Helm)?),
         };
+        // A walk skips vendored directories unless `--exclude` or the config governing the
+        // walked directory sets its own exclusions.
+        let skip_vendored = |dir: &Path| {
+            o.exclude.is_none()
+                && finder
+                    .for_file(&dir.join(crate::config::FILE_NAME))
+                    .map_or(true, |c| c.skip_vendored)
+        };
         let found = match (&o.helm, &chart) {
             (Some(h), Some(c)) => Found::rendered(h, c)?,
-            _ => Found::walked(&o.paths),
+            _ => Found::walked(&o.paths, skip_vendored),
         };
         Ok(Run {
             sel: o.sel,
@@ -164,8 +172,8 @@ impl Found {
     }
 
     /// The files under the named paths, and why any could not be read.
-    fn walked(paths: &[String]) -> Found {
-        let walked = walk::collect(paths);
+    fn walked(paths: &[String], skip_vendored: impl Fn(&Path) -> bool) -> Found {
+        let walked = walk::collect(paths, skip_vendored);
         let mut notes = Vec::new();
         for (p, m) in &walked.errors {
             notes.push(format!("error: {p}: {m}"));

@@ -18,6 +18,12 @@ use ignore::{WalkBuilder, WalkState};
 /// too: a config file is never linted as a manifest.
 pub const CONFIG_FILE_NAMES: [&str; 2] = [".golint-k8s.yaml", ".golint-k8s.yml"];
 
+/// Directories a walk does not enter unless `exclude` is set: Go test data (often invalid on
+/// purpose), vendored modules and npm packages hold other projects' files, not this one's
+/// manifests. As in ruff, they are matched by name below the paths named on the command line,
+/// so naming one (`golint-k8s lint vendor/lib`) still lints it.
+pub const SKIPPED_DIRS: [&str; 3] = ["testdata", "vendor", "node_modules"];
+
 /// A directory that holds a git repository (`.git` is a directory, or a file in a worktree or
 /// submodule).
 pub fn is_repository_root(dir: &Path) -> bool {
@@ -141,7 +147,9 @@ fn is_manifest_name(p: &Path) -> bool {
         .is_some_and(|n| CONFIG_FILE_NAMES.contains(&n))
 }
 
-pub fn collect(paths: &[String]) -> Walked {
+/// `skip_vendored(dir)`: whether a walk of `dir` passes over the directories named in
+/// [`SKIPPED_DIRS`] below it (the config that governs `dir` decides).
+pub fn collect(paths: &[String], skip_vendored: impl Fn(&Path) -> bool) -> Walked {
     let mut w = Walked::default();
     let bounds = Bounds::of(paths);
     for p in paths {
@@ -161,7 +169,10 @@ pub fn collect(paths: &[String]) -> Walked {
                         w.charts.push(chart);
                     }
                 }
-                None => walk_dir(&path, &bounds, &mut w),
+                None => {
+                    let skip = skip_vendored(&path);
+                    walk_dir(&path, &bounds, skip, &mut w)
+                }
             },
             // A file named through a link is judged by where the link leads; naming the link
             // also names the directory it sits in.
@@ -216,7 +227,7 @@ pub(crate) fn chart_of(path: &Path, skip: usize) -> Option<PathBuf> {
     Some(rel.unwrap_or(chart))
 }
 
-fn walk_dir(root: &Path, bounds: &Bounds, w: &mut Walked) {
+fn walk_dir(root: &Path, bounds: &Bounds, skip_vendored: bool, w: &mut Walked) {
     let found = Mutex::new(Vec::new());
     let errors = Mutex::new(Vec::new());
     let charts = Mutex::new(Vec::new());
@@ -224,6 +235,16 @@ fn walk_dir(root: &Path, bounds: &Bounds, w: &mut Walked) {
     WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
+        // Pruned, not filtered: a `node_modules` of thousands of files is never listed. The
+        // root itself is never skipped (depth 0): it was named.
+        .filter_entry(move |e| {
+            !(skip_vendored
+                && e.depth() > 0
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+        })
         .threads(2)
         .build_parallel()
         .run(|| {

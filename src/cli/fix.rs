@@ -199,7 +199,8 @@ fn settle(
     let name = o.remaining.name.clone();
     let (mut f, o) = FileFix::from_outcome(o);
     match o.error {
-        Some(Failure::Unparseable(m)) => f.note = Some(m),
+        // A file that is no manifest says that rather than why it was not fixed.
+        Some(Failure::Unparseable(m)) => f.note = Some(f.report.skipped.clone().unwrap_or(m)),
         Some(Failure::Broken(m)) => f.error = Some(m),
         None => {}
     }

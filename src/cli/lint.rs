@@ -425,6 +425,7 @@ pub fn run(a: LintArgs) -> i32 {
         say!("error: {e}");
         unread.push((&e).into());
     }
+    unread.extend(reports.iter().filter_map(not_linted));
     let reports = match &a.new_from_rev {
         Some(rev) => match only_new(&p, rev, reports) {
             Ok(r) => r,
@@ -476,6 +477,7 @@ impl WithFormat for Streamed<'_> {
                             Ok(Some(l)) => l,
                         };
                         let report = lint_loaded(p, loaded, &cfg);
+                        let skipped = not_linted(&report);
                         let fails = report
                             .findings
                             .iter()
@@ -486,7 +488,7 @@ impl WithFormat for Streamed<'_> {
                             // A stream's tens of thousands of findings are freed on every thread.
                             report.findings.into_par_iter().for_each(drop);
                         }
-                        Some(Ok((piece, stats, tally, fails)))
+                        Some(Ok((piece, stats, tally, fails, skipped)))
                     })
                     .collect();
                 // The writer stops at a write error; what is left is not linted.
@@ -506,9 +508,29 @@ impl WithFormat for Streamed<'_> {
     }
 }
 
-/// One file's rendered report, counts, totals and whether a finding reaches `--fail-on`; or why
-/// it could not be read.
-type Linted<F> = Result<(<F as output::Format>::Piece, Stats, output::Tally, bool), Error>;
+/// One file's rendered report, counts, totals, whether a finding reaches `--fail-on` and why it
+/// was skipped, if it was; or why it could not be read.
+type Linted<F> = Result<
+    (
+        <F as output::Format>::Piece,
+        Stats,
+        output::Tally,
+        bool,
+        Option<output::InputError>,
+    ),
+    Error,
+>;
+
+/// A file the lint skipped (not a manifest, and not valid YAML), as the inputs not linted list
+/// it: no I/O failure, so the exit code stays the findings'.
+fn not_linted(report: &crate::lint::FileReport) -> Option<output::InputError> {
+    let why = report.skipped.as_ref()?;
+    say!("note: {}: {why}", report.name);
+    Some(output::InputError {
+        path: Some(report.name.clone()),
+        message: why.clone(),
+    })
+}
 
 /// The writer half of [`Streamed`]: (write result, had an error, failing).
 fn write_batches<F: output::Format>(
@@ -534,7 +556,8 @@ fn write_batches<F: output::Format>(
                         say!("error: {e}");
                         unread.push((&e).into());
                     }
-                    Ok((piece, s, t, fails)) => {
+                    Ok((piece, s, t, fails, skipped)) => {
+                        unread.extend(skipped);
                         pieces.push(piece);
                         stats += s;
                         tally.add(t);

@@ -573,10 +573,9 @@ fn diagnostics_in(
     enc: Encoding,
     run: &mut Run,
 ) -> Vec<lsp_types::Diagnostic> {
+    // Other YAML in the editor stays quiet: the lint judges only manifests (see
+    // `lint::only_manifests`), as the command line does.
     let report = lint_document(uri.as_str(), text, cfg, run);
-    if !has_kubernetes_objects(&report, text) {
-        return Vec::new();
-    }
     actions::diagnostics(uri, &report, text, enc)
 }
 
@@ -754,17 +753,6 @@ fn overrides(opts: &Value, out: &mut impl Write) -> Overrides {
     o
 }
 
-/// Only documents with Kubernetes objects get diagnostics: other YAML in the editor stays quiet.
-/// A document that does not parse counts when its text names both `apiVersion` and `kind`. The
-/// lint already parsed the text, so its counts decide (a second parse would double the latency).
-fn has_kubernetes_objects(report: &FileReport, text: &str) -> bool {
-    let broken = report
-        .findings
-        .iter()
-        .any(|f| f.diagnostic.code == crate::diagnostic::Code::GK000);
-    report.stats.objects > 0 || (broken && text.contains("apiVersion") && text.contains("kind"))
-}
-
 /// The file path of a `file://` URI (percent-decoded), for finding its config.
 fn uri_path(uri: &str) -> Option<PathBuf> {
     let rest = uri.strip_prefix("file://")?;
@@ -832,24 +820,5 @@ mod tests {
         ] {
             assert!(!is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
         }
-    }
-
-    #[test]
-    fn only_kubernetes_documents_count() {
-        let k8s = |text: &str| {
-            has_kubernetes_objects(
-                &lint_document(
-                    "file:///x.yaml",
-                    text,
-                    &Config::default(),
-                    &mut Run::session(Overrides::default()),
-                ),
-                text,
-            )
-        };
-        assert!(k8s("apiVersion: v1\nkind: Pod\n"));
-        assert!(!k8s("name: ci\non: push\n"));
-        assert!(k8s("apiVersion: v1\nkind: Pod\nspec: [\n"));
-        assert!(!k8s("name: [\n"));
     }
 }

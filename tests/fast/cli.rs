@@ -186,13 +186,23 @@ fn node_cpus_give_the_numbers() {
 #[test]
 fn bad_files_are_findings_and_others_still_lint() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("a-bad.yaml"), "a: [1\nb: {\n").unwrap();
-    std::fs::write(dir.path().join("b-binary.yaml"), b"\x00\x01\x02kind: Pod").unwrap();
     std::fs::write(
-        dir.path().join("c-latin1.yaml"),
-        b"kind: Pod\nname: caf\xe9\n",
+        dir.path().join("a-bad.yaml"),
+        "apiVersion: v1\nkind: ConfigMap\ndata: [1\nb: {\n",
     )
     .unwrap();
+    std::fs::write(
+        dir.path().join("b-binary.yaml"),
+        b"\x00\x01\x02apiVersion: v1\nkind: Pod",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("c-latin1.yaml"),
+        b"kind: Pod\nname: caf\xe9\napiVersion: v1\n",
+    )
+    .unwrap();
+    // Not a manifest, and not YAML either: skipped, and listed with the inputs not linted.
+    std::fs::write(dir.path().join("e-notes.yaml"), "a: [1\nb: {\n").unwrap();
     std::fs::write(dir.path().join("d-deploy.yaml"), BAD).unwrap();
     std::fs::write(dir.path().join("notes.txt"), "not yaml").unwrap();
     let out = cmd()
@@ -223,7 +233,18 @@ fn bad_files_are_findings_and_others_still_lint() {
     );
     assert_eq!(latin[0]["line"], 2);
     assert!(by("d-deploy.yaml").iter().any(|x| x["code"] == "GK101"));
-    assert_eq!(v["summary"]["files"], 4);
+    assert!(by("e-notes.yaml").is_empty());
+    let unread = v["errors"].as_array().unwrap();
+    assert_eq!(unread.len(), 1, "{unread:?}");
+    assert!(unread[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("e-notes.yaml"));
+    assert!(unread[0]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("not linted: it names no apiVersion and kind"));
+    assert_eq!(v["summary"]["files"], 5);
 }
 
 #[test]
@@ -1096,4 +1117,91 @@ fn utf16_files_are_linted_as_kubectl_decodes_them() {
         assert!(err.contains("UTF-16"), "{err}");
         assert_eq!(std::fs::read(&path).unwrap(), bytes, "{err}");
     }
+}
+
+/// `lint .` at the root of a repository with YAML that is not a manifest (KEP metadata, an
+/// Alertmanager config with Go templates, a dashboard's JSON behind a comment, Go test data that
+/// is invalid on purpose) and vendored packages: only manifests are judged, the unparseable
+/// others are listed as not linted (exit code the findings'), and the vendored directories are
+/// not walked until the user names one or sets `exclude`.
+#[test]
+fn only_manifests_are_judged_in_a_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    let files: &[(&str, &str)] = &[
+        ("deploy/api.yaml", GOOD),
+        (
+            "keps/1234/kep.yaml",
+            "title: Pod resize\nkep-number: 1234\nauthors: [\"@a\", \"@b\"]\nstage: beta\nstage: alpha\n",
+        ),
+        (
+            "monitoring/alertmanager.yaml",
+            "route:\n  receiver: {{ .Values.receiver }}\n  group_by: [alertname\n",
+        ),
+        (
+            "dashboards/api.json",
+            "// generated, do not edit\n{\"title\": \"API\", \"panels\": []}\n",
+        ),
+        ("pkg/parse/testdata/broken.yaml", "apiVersion: v1\nkind: Pod\nspec: [\n"),
+        ("vendor/lib/deploy.yaml", "apiVersion: v1\nkind: Pod\nspec: [\n"),
+        ("web/node_modules/pkg/x.yaml", "apiVersion: v1\nkind: Pod\nspec: [\n"),
+    ];
+    for (name, text) in files {
+        let path = d.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let lint = |args: &[&str]| {
+        let out = cmd()
+            .current_dir(d)
+            .args(["lint", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), v, String::from_utf8(out.stderr).unwrap())
+    };
+    let (code, v, stderr) = lint(&["."]);
+    assert_eq!(code, Some(0), "{v:#}\n{stderr}");
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+    // deploy, the KEP, the Alertmanager config and the dashboard: nothing under testdata,
+    // vendor or node_modules.
+    assert_eq!(v["summary"]["files"], 4, "{v:#}");
+    let unread: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        unread,
+        ["dashboards/api.json", "monitoring/alertmanager.yaml"],
+        "{v:#}"
+    );
+    assert!(
+        stderr.contains(
+            "note: monitoring/alertmanager.yaml: not linted: it names no apiVersion and kind"
+        ),
+        "{stderr}"
+    );
+    // Named, a vendored directory is linted; its broken manifest is GK000.
+    let (code, v, _) = lint(&["vendor/lib"]);
+    assert_eq!(code, Some(1));
+    assert_eq!(v["findings"][0]["code"], "GK000", "{v:#}");
+    // A config that sets `exclude` replaces the default skip: test data is walked again.
+    std::fs::write(d.join(".golint-k8s.yaml"), "exclude: [\"web/**\"]\n").unwrap();
+    let (code, v, _) = lint(&["."]);
+    assert_eq!(code, Some(1));
+    let files: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        ["pkg/parse/testdata/broken.yaml", "vendor/lib/deploy.yaml"],
+        "{v:#}"
+    );
 }

@@ -51,8 +51,8 @@ spec:
             limits: {cpu: 500m, memory: 512Mi}
 "#;
 
-/// Not YAML: an unclosed flow sequence. Must never be written.
-const INVALID: &str = "a: [1, 2\nb: {\n";
+/// A broken manifest, not YAML: an unclosed flow sequence. Must never be written.
+const INVALID: &str = "apiVersion: v1\nkind: ConfigMap\ndata: [1, 2\nb: {\n";
 
 fn cmd() -> Command {
     Command::cargo_bin("golint-k8s").unwrap()
@@ -285,7 +285,7 @@ fn stdin_diff_and_check_print_no_fixed_text() {
 #[test]
 fn stdin_that_cannot_be_fixed_passes_through_byte_for_byte() {
     // Invalid YAML, and bytes that are not UTF-8 at all: a pipeline must get its input back.
-    let not_utf8: &[u8] = b"kind: Pod\nmetadata: {name: \xff\xfe}\r\n";
+    let not_utf8: &[u8] = b"apiVersion: v1\nkind: Pod\nmetadata: {name: \xff\xfe}\r\n";
     for input in [INVALID.as_bytes(), not_utf8] {
         let out = golint(&["fix", "-"]).write_stdin(input).output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -296,7 +296,7 @@ fn stdin_that_cannot_be_fixed_passes_through_byte_for_byte() {
 
 #[test]
 fn invalid_yaml_is_never_touched_and_other_files_are_still_fixed() {
-    let not_utf8: &[u8] = b"kind: Pod\nmetadata: {name: \xff}\n";
+    let not_utf8: &[u8] = b"apiVersion: v1\nkind: Pod\nmetadata: {name: \xff}\n";
     let dir = dir_with(&[
         ("api.yaml", SAFE.as_bytes()),
         ("broken.yaml", INVALID.as_bytes()),

@@ -789,8 +789,9 @@ fn standard_input_over_the_cap_is_refused() {
 // ---------------------------------------------------------------------------------------------
 // Bytes that are not YAML text.
 
-/// NUL bytes and invalid UTF-8 in the middle of a file: GK000 at the line and column of the bad
-/// byte, from `lint` and (untouched) from `fix`, for files and for standard input.
+/// NUL bytes and invalid UTF-8 in the middle of a file: in a manifest, GK000 at the line and
+/// column of the bad byte; in a file with nothing of a manifest, a note that still locates it;
+/// from `lint` and (untouched) from `fix`, for files and for standard input.
 #[test]
 fn bad_bytes_are_located_and_never_touched() {
     let dir = tempfile::tempdir().unwrap();
@@ -841,12 +842,28 @@ fn bad_bytes_are_located_and_never_touched() {
             Input::Null,
         );
         ran.sane();
-        assert_eq!(ran.code, Some(1), "{name}");
-        let first = ran.out().lines().next().unwrap_or("").to_string();
-        assert!(
-            first.starts_with(at) && first.contains("GK000") && first.contains(message),
-            "{name}: {first}"
-        );
+        let text = String::from_utf8_lossy(bytes);
+        if text.contains("apiVersion") && text.contains("kind") {
+            // A broken manifest: GK000 where it breaks.
+            assert_eq!(ran.code, Some(1), "{name}");
+            let first = ran.out().lines().next().unwrap_or("").to_string();
+            assert!(
+                first.starts_with(at) && first.contains("GK000") && first.contains(message),
+                "{name}: {first}"
+            );
+        } else {
+            // Nothing of a manifest: skipped, with a note that still says where it breaks.
+            assert_eq!(ran.code, Some(0), "{name}");
+            assert!(!ran.out().contains("GK000"), "{name}: {}", ran.out());
+            let place = at.strip_prefix(&format!("{name}:")).unwrap();
+            let note = format!("note: {name}: not linted: ");
+            let line = ran.stderr.lines().find(|l| l.starts_with(&note));
+            let line = line.unwrap_or_else(|| panic!("{name}: {}", ran.stderr));
+            assert!(line.contains(&format!("({place}")), "{name}: {line}");
+            if message != &"GK000" {
+                assert!(line.contains(message), "{name}: {line}");
+            }
+        }
         let ran = run(dir.path(), &["fix", name], Input::Null);
         ran.sane();
         assert_eq!(&std::fs::read(dir.path().join(name)).unwrap(), bytes);
@@ -2099,8 +2116,8 @@ fn symlinks_out_of_the_tree_are_not_read_or_written() {
 }
 
 /// A file that does not parse may be anything: its finding shows the offending line and no line
-/// around it, and a file that has nothing of a manifest (no `apiVersion`, no `kind`) shows no
-/// line at all.
+/// around it, and a file that has nothing of a manifest (no `apiVersion`, no `kind`) is not
+/// judged, so it shows no line at all.
 #[test]
 fn invalid_yaml_shows_only_its_offending_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -2118,7 +2135,11 @@ fn invalid_yaml_shows_only_its_offending_line() {
     assert!(out.contains("label: a: b"), "{out}");
     assert!(!out.contains("secret-line"), "{out}");
     assert!(!out.contains("SECRET") && !out.contains("s3cr3t"), "{out}");
-    assert!(out.contains("creds.yaml"), "{out}");
+    // The credentials file has nothing of a manifest: it is skipped with a note that names it,
+    // and shows none of its lines either.
+    let err = &ran.stderr;
+    assert!(err.contains("note: creds.yaml: not linted"), "{err}");
+    assert!(!err.contains("SECRET") && !err.contains("s3cr3t"), "{err}");
 }
 
 /// A file with two names (a hard link): replacing it would leave the other name with the old
