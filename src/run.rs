@@ -64,17 +64,11 @@ impl Run {
             None => None,
             Some(dir) => Some(crate::helm::Chart::open(dir).map_err(Error::Helm)?),
         };
-        // A walk skips vendored directories unless `--exclude` or the config governing the
-        // walked directory sets its own exclusions.
-        let skip_vendored = |dir: &Path| {
-            o.exclude.is_none()
-                && finder
-                    .for_file(&dir.join(crate::config::FILE_NAME))
-                    .map_or(true, |c| c.skip_vendored)
-        };
         let found = match (&o.helm, &chart) {
             (Some(h), Some(c)) => Found::rendered(h, c)?,
-            _ => Found::walked(&o.paths, skip_vendored),
+            _ => Found::walked(&o.paths, |dir| {
+                skips_vendored(&finder, o.exclude.is_some(), dir)
+            }),
         };
         Ok(Run {
             sel: o.sel,
@@ -144,6 +138,15 @@ impl Run {
         let src = Source::from_text(Origin::Stdin(name.to_string()), text);
         crate::fix::engine::fix_source(src, cfg, &self.sel, &self.project, false)
     }
+}
+
+/// Whether a walk of `dir` passes over vendored directories: unless `--exclude` is given or the
+/// config governing `dir` sets its own exclusions.
+fn skips_vendored(finder: &ConfigFinder, exclude_given: bool, dir: &Path) -> bool {
+    !exclude_given
+        && finder
+            .for_file(&dir.join(crate::config::FILE_NAME))
+            .map_or(true, |c| c.skip_vendored)
 }
 
 /// The inputs a run found, and what finding them had to say.
@@ -339,19 +342,25 @@ impl Run {
     /// objects are read as it is linted), and standard input is read only once, when linted, so
     /// its objects apply within it.
     pub fn index(&mut self) {
-        if self.inputs.len() < 2 {
+        let around = self.repository_files();
+        if self.inputs.len() < 2 && around.is_empty() {
             return;
         }
         let kept = std::sync::atomic::AtomicUsize::new(0);
         // Per file: its bytes when kept for the lint, and its cross-file objects.
         type Read = (Option<(PathBuf, Vec<u8>)>, Option<Index>);
+        let around = around.iter().map(|path| (path, false));
         let read: Vec<Read> = self
             .inputs
+            .iter()
+            .filter_map(|input| match input {
+                Input::File { path, .. } => Some((path, true)),
+                _ => None,
+            })
+            .chain(around)
+            .collect::<Vec<_>>()
             .par_iter()
-            .filter_map(|input| {
-                let Input::File { path, .. } = input else {
-                    return None;
-                };
+            .filter_map(|&(path, linted)| {
                 // A file that cannot be read is reported when it is linted.
                 let bytes = read_capped(path).ok()?;
                 // Most files name neither kind: their bytes are searched, never decoded.
@@ -362,7 +371,8 @@ impl Run {
                     })
                     .and_then(Result::ok);
                 use std::sync::atomic::Ordering::Relaxed;
-                let keep = kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES;
+                let keep = linted
+                    && kept.fetch_add(bytes.len(), Relaxed) + bytes.len() <= READ_AHEAD_BYTES;
                 Some((keep.then(|| (path.clone(), bytes)), index))
             })
             .collect();
@@ -378,6 +388,59 @@ impl Run {
             }
         }
         self.project.index = others;
+    }
+
+    /// The other manifests of the repositories that hold the files named one by one: pre-commit
+    /// passes only the staged files, and a Deployment staged alone must still see the
+    /// LimitRanges and VPAs that `lint .` at the repository's root would give it. Found as a
+    /// walk of the root finds them (the same exclusions), named from where the run stands.
+    fn repository_files(&self) -> Vec<PathBuf> {
+        let named_one_by_one = |i: &Input| matches!(i, Input::File { walked: false, .. });
+        if !self.inputs.iter().any(named_one_by_one) {
+            return Vec::new();
+        }
+        let here = std::env::current_dir().unwrap_or_default();
+        let mut named = std::collections::HashSet::new();
+        let mut roots = std::collections::BTreeSet::new();
+        for input in &self.inputs {
+            let Input::File { path, walked } = input else {
+                continue;
+            };
+            let Ok(real) = std::fs::canonicalize(path) else {
+                continue;
+            };
+            if !walked {
+                roots.extend(real.parent().and_then(walk::repository_root));
+            }
+            named.insert(real);
+        }
+        let mut files = Vec::new();
+        for root in roots {
+            let shown = root.strip_prefix(&here).map_or(root.clone(), |r| {
+                if r.as_os_str().is_empty() {
+                    PathBuf::from(".")
+                } else {
+                    r.to_path_buf()
+                }
+            });
+            let walked = walk::collect(&[shown.to_string_lossy().into_owned()], |dir| {
+                skips_vendored(&self.finder, self.exclude.is_some(), dir)
+            });
+            for input in walked.inputs {
+                let Input::File { path, .. } = input else {
+                    continue;
+                };
+                let excluded = self
+                    .finder
+                    .for_file(&path)
+                    .is_ok_and(|c| self.excluded(&c, &path));
+                let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                if !excluded && !named.contains(&real) {
+                    files.push(path);
+                }
+            }
+        }
+        files
     }
 
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).

@@ -185,3 +185,38 @@ fn a_namespace_less_vpa_reaches_a_namespace_less_workload_in_its_own_directory()
         "{v:#}"
     );
 }
+
+/// A file named on its own inside a git repository (what pre-commit passes) is judged with the
+/// LimitRanges of the whole repository, as `lint .` at its root judges it; outside a repository
+/// it stands alone.
+#[test]
+fn a_file_named_alone_sees_the_limit_ranges_of_its_repository() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("apps")).unwrap();
+    std::fs::create_dir_all(d.join("platform")).unwrap();
+    std::fs::write(d.join("apps/api.yaml"), deployment(Some("shop"), "")).unwrap();
+    std::fs::write(d.join("platform/limits.yaml"), limit_range(Some("shop"))).unwrap();
+    // Outside a repository, alone: no memory limit.
+    assert!(!found(&lint(d, &["apps/api.yaml", "--assume-go"]))
+        .iter()
+        .any(|(_, c)| c == "GK101"));
+    std::fs::create_dir(d.join(".git")).unwrap();
+    for args in [&["apps/api.yaml"][..], &["."]] {
+        let v = lint(d, &[args, &["--assume-go"]].concat());
+        let gk101: Vec<&Value> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["code"] == "GK101")
+            .collect();
+        assert_eq!(gk101.len(), 1, "{args:?}: {v:#}");
+        assert!(
+            gk101[0]["notes"]
+                .to_string()
+                .contains("platform/limits.yaml"),
+            "{:#}",
+            gk101[0]
+        );
+    }
+}

@@ -214,6 +214,12 @@ fn run_lint_hook(tools: &tools::Tools, repo: &Path) -> Output {
 /// new temporary store on every call, a release build of the crate each time, where a
 /// configuration shares pre-commit's store and the build is done once.
 fn run_hook(tools: &tools::Tools, repo: &Path, hook: &str) -> Output {
+    run_hook_on(tools, repo, hook, &[OsStr::new("--all-files")])
+}
+
+/// Run one hook of the snapshot as `run_hook` does, on the files `which` selects (`--all-files`,
+/// or nothing: the staged files, as on a commit).
+fn run_hook_on(tools: &tools::Tools, repo: &Path, hook: &str, which: &[&OsStr]) -> Output {
     let config = tempfile::Builder::new()
         .prefix("pre-commit-config-")
         .suffix(".yaml")
@@ -224,13 +230,15 @@ fn run_hook(tools: &tools::Tools, repo: &Path, hook: &str) -> Output {
         tools,
         repo,
         &[
-            OsStr::new("run"),
-            OsStr::new(hook),
-            OsStr::new("--all-files"),
-            OsStr::new("--color=never"),
-            OsStr::new("--config"),
-            config.path().as_os_str(),
-        ],
+            &[OsStr::new("run"), OsStr::new(hook)],
+            which,
+            &[
+                OsStr::new("--color=never"),
+                OsStr::new("--config"),
+                config.path().as_os_str(),
+            ],
+        ]
+        .concat(),
     )
 }
 
@@ -287,6 +295,39 @@ fn the_hook_fails_on_a_missing_gomemlimit_and_passes_once_fixed() {
     let log = text(&out);
     assert_eq!(out.status.code(), Some(0), "{log}");
     assert_hook_passed(&log);
+}
+
+/// A commit that stages only a Deployment gets the answer `lint .` gives: its memory limit comes
+/// from a LimitRange in another file of the repository, which pre-commit does not pass to the
+/// hook, so GK101 fires (and GK401 does not, the LimitRange giving requests too).
+#[test]
+fn a_staged_file_sees_the_limit_range_elsewhere_in_the_repository() {
+    let Some(tools) = tools::ensure() else { return };
+    let _serial = serial();
+    let api = |replicas: u32| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: api, namespace: shop}}\nspec:\n  replicas: {replicas}\n  template:\n    metadata:\n      annotations: {{golint-k8s.io/runtime: go}}\n    spec:\n      containers:\n        - name: api\n          image: ghcr.io/acme/api:1.0\n"
+        )
+    };
+    let limits = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults, namespace: shop}\nspec:\n  limits:\n    - type: Container\n      default: {memory: 1Gi}\n      defaultRequest: {memory: 1Gi, cpu: 250m}\n";
+    let repo = user_repo(&[
+        ("deploy/api.yaml", api(2)),
+        ("platform/limits.yaml", limits.to_string()),
+    ]);
+    std::fs::write(repo.path().join("deploy/api.yaml"), api(3)).unwrap();
+    git(repo.path(), &["add", "deploy/api.yaml"]);
+    let out = run_hook_on(&tools, repo.path(), "golint-k8s", &[]);
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{log}");
+    assert!(log.contains("GK101"), "no GK101 in:\n{log}");
+    assert!(
+        log.contains("platform/limits.yaml"),
+        "the LimitRange is not named:\n{log}"
+    );
+    assert!(
+        !log.contains("GK401"),
+        "the LimitRange's requests were not seen:\n{log}"
+    );
 }
 
 /// The fix hook rewrites the bad manifest (pre-commit fails a hook that modifies files, so the
