@@ -17,6 +17,8 @@
 //!
 //! Only files are read. What is not found says nothing.
 
+mod links;
+
 use crate::walk::Listings;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,9 +44,9 @@ const SERVICE_DIRS: &[&str] = &["", "src", "services", "apps", "cmd", "docker", 
 /// How far up from the manifest a build definition is looked for.
 const MAX_UP: usize = 4;
 
-/// What one directory offers: the skaffold artifacts it declares (image, and the file that says
-/// how it is built) and the service directories under it with a Dockerfile or a project file, by
-/// name.
+/// What one directory offers: the images its build files declare (skaffold artifacts, compose
+/// services, CI workflow steps and Makefile recipes: the image, and how it is built) and the
+/// service directories under it with a Dockerfile or a project file, by name.
 #[derive(Default)]
 struct DirIndex {
     artifacts: Vec<(String, Built)>,
@@ -68,6 +70,13 @@ enum Built {
         skaffold: PathBuf,
         builder: &'static str,
         language: &'static str,
+    },
+    /// A compose file, CI workflow or Makefile (`by`) that builds the image from a context
+    /// directory, with the Dockerfile it names.
+    Context {
+        by: PathBuf,
+        context: PathBuf,
+        dockerfile: Option<PathBuf>,
     },
 }
 
@@ -136,9 +145,14 @@ impl Builds {
                 let last = built.rsplit('/').next().unwrap_or(built);
                 built == repo || repo.ends_with(&format!("/{built}")) || last == name
             });
-            if let Some((_, built)) = artifact {
+            if let Some((key, built)) = artifact {
                 return match built {
                     Built::Dockerfile(d) => self.file_facts(d),
+                    Built::Context {
+                        by,
+                        context,
+                        dockerfile,
+                    } => self.context_facts(listings, key, by, context, dockerfile.as_deref()),
                     Built::Builder {
                         skaffold,
                         builder,
@@ -221,16 +235,54 @@ impl Builds {
         Some(index)
     }
 
+    /// What the build of `image` from `context` shows: the Dockerfile named, else the context's
+    /// own Dockerfile (or Containerfile), else its project files; shown as the file that links
+    /// them (`docker-compose.yaml builds rs-cart from cart (cart/Dockerfile: …)`).
+    fn context_facts(
+        &self,
+        listings: &Listings,
+        image: &str,
+        by: &Path,
+        context: &Path,
+        dockerfile: Option<&Path>,
+    ) -> Option<Arc<BuildFacts>> {
+        let names = listings.names(context);
+        let target = match dockerfile {
+            Some(d) => d.to_path_buf(),
+            None => ["Dockerfile", "Containerfile"]
+                .into_iter()
+                .chain(PROJECT_FILES.iter().map(|(f, _, _)| *f))
+                .find(|f| names.contains(*f))
+                .map(|f| context.join(f))?,
+        };
+        let inner = self.file_facts(&target)?;
+        Some(Arc::new(BuildFacts {
+            file: shown(by),
+            language: inner.language,
+            why: format!(
+                "it builds {image} from {} ({}: {})",
+                shown(context),
+                inner.file,
+                inner.why
+            ),
+            main: inner.main.clone(),
+        }))
+    }
+
     /// The facts of a Dockerfile or a project file, read once per path.
     fn file_facts(&self, path: &Path) -> Option<Arc<BuildFacts>> {
         if let Some(hit) = self.files.lock().ok()?.get(path) {
             return hit.clone();
         }
-        let is_dockerfile = path.file_name().is_some_and(|n| n == "Dockerfile");
-        let facts = if is_dockerfile {
-            read(path)
-        } else {
+        // Anything but a project file is a Dockerfile (`Dockerfile.api`, `Containerfile`).
+        let is_project = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| PROJECT_FILES.iter().any(|(f, _, _)| *f == n));
+        let facts = if is_project {
             project(path)
+        } else {
+            read(path)
         }
         .map(Arc::new);
         self.files
@@ -251,12 +303,30 @@ struct Above {
 /// What one directory offers. Each directory is listed once; a name not listed is not opened.
 fn index(listings: &Listings, dir: &Path) -> DirIndex {
     let own = listings.names(dir);
-    let mut index = DirIndex {
-        artifacts: if own.contains("skaffold.yaml") {
-            skaffold(dir)
+    let mut artifacts = if own.contains("skaffold.yaml") {
+        skaffold(dir)
+    } else {
+        Vec::new()
+    };
+    // Compose files and Makefiles, in a stable order; then the repository's CI workflows.
+    let mut files: Vec<&String> = own
+        .iter()
+        .filter(|n| links::is_compose(n) || links::is_makefile(n))
+        .collect();
+    files.sort();
+    for name in files {
+        let path = dir.join(name);
+        if links::is_compose(name) {
+            artifacts.extend(links::compose(&path));
         } else {
-            Vec::new()
-        },
+            artifacts.extend(links::makefile(&path));
+        }
+    }
+    if own.contains(".github") {
+        artifacts.extend(links::workflows(dir));
+    }
+    let mut index = DirIndex {
+        artifacts,
         module: own.contains("go.mod").then(|| own_module(dir)).flatten(),
         dockerfile: own.contains("Dockerfile").then(|| dir.join("Dockerfile")),
         repository_root: own.contains(".git"),
@@ -473,7 +543,7 @@ fn skaffold_file(
 }
 
 fn read(path: &Path) -> Option<BuildFacts> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = links::read_capped(path)?;
     let (language, why) = judge(&text)?;
     let main = (language == "go")
         .then(|| path.parent().and_then(super::gomod::in_dir))
@@ -834,5 +904,92 @@ mod tests {
             "ghcr.io/other/podinfo:1"
         )
         .is_none());
+    }
+
+    #[test]
+    fn a_compose_service_links_its_image_to_the_context_it_builds() {
+        let dir = tree(&[
+            (
+                "docker-compose.yaml",
+                "services:\n  manager:\n    image: ${REGISTRY}/manager:${TAG}\n    build:\n      context: src/manager/easyTradeManager\n  web:\n    image: ${REPO}/rs-web:${TAG}\n    build: frontend\n  api:\n    image: acme/api:1\n    build:\n      context: .\n      dockerfile: build/api.Dockerfile\n  redis:\n    image: redis:7\n",
+            ),
+            (
+                "src/manager/easyTradeManager/Dockerfile",
+                "FROM mcr.microsoft.com/dotnet/sdk:8.0 AS build\nFROM mcr.microsoft.com/dotnet/aspnet:8.0\nENTRYPOINT [\"dotnet\", \"Manager.dll\"]\n",
+            ),
+            ("frontend/package.json", "{}"),
+            (
+                "build/api.Dockerfile",
+                "FROM golang:1.24 AS b\nRUN go build -o /api .\nFROM alpine:3.20\nCOPY --from=b /api /api\nENTRYPOINT [\"/api\"]\n",
+            ),
+            ("k8s/app.yaml", ""),
+        ]);
+        let m = dir.path().join("k8s/app.yaml");
+        let f = facts(&m, "europe-docker.pkg.dev/x/easytrade/manager:fa6ccf2").unwrap();
+        assert_eq!(f.language, "dotnet");
+        assert!(f.file.ends_with("docker-compose.yaml"), "{}", f.file);
+        assert!(
+            f.why.starts_with("it builds manager from ")
+                && f.why
+                    .contains("easyTradeManager/Dockerfile: its final stage runs dotnet"),
+            "{}",
+            f.why
+        );
+        assert_eq!(
+            facts(&m, "robotshop/rs-web:latest").unwrap().language,
+            "node"
+        );
+        assert_eq!(facts(&m, "quay.io/acme/api:2").unwrap().language, "go");
+        // A service that only pulls its image builds nothing.
+        assert!(facts(&m, "redis:7").is_none());
+    }
+
+    #[test]
+    fn ci_workflows_and_makefiles_link_the_images_they_build() {
+        let go = "FROM registry.access.redhat.com/ubi9/go-toolset:1.22 AS builder\nRUN CGO_ENABLED=0 go build -o /opt/manager ./cmd\nFROM registry.access.redhat.com/ubi9/ubi-minimal\nCOPY --from=builder /opt/manager .\nENTRYPOINT [\"/manager\"]\n";
+        let dir = tree(&[
+            // The kubebuilder layout: the image is a Makefile variable.
+            (
+                "operator/Makefile",
+                "IMG ?= controller:latest\nCONTAINER_TOOL ?= docker\n\ndocker-build:\n\t$(CONTAINER_TOOL) build \\\n\t\t-f Containerfile \\\n\t\t-t ${IMG} \\\n\t\t.\nother:\n\tdocker build -t $(UNSET)/x:1 ./x\n",
+            ),
+            ("operator/Containerfile", go),
+            ("operator/config/manager/manager.yaml", ""),
+            (
+                ".github/workflows/release.yml",
+                "env:\n  WEB: portal-frontend\njobs:\n  web:\n    steps:\n    - id: meta\n      uses: docker/metadata-action@v5\n      with:\n        images: |\n          ghcr.io/acme/portal-api\n    - uses: docker/build-push-action@v6\n      with:\n        context: services/api\n        tags: ${{ steps.meta.outputs.tags }}\n    - uses: docker/build-push-action@v6\n      with:\n        context: web\n        file: web/build/Dockerfile.prod\n        tags: docker.io/acme/${{ env.WEB }}:${{ github.sha }},docker.io/acme/web:latest\n    - run: |\n        docker build -t ghcr.io/${{ github.repository_owner }}/worker:${{ github.sha }} --file jobs/worker.Dockerfile jobs\n",
+            ),
+            ("services/api/go.mod", "module example.com/api\n\ngo 1.23.0\n"),
+            (
+                "web/build/Dockerfile.prod",
+                "FROM node:20 AS b\nRUN npm run build\nFROM nginx:1.27\nCOPY --from=b /app/dist /usr/share/nginx/html\n",
+            ),
+            (
+                "jobs/worker.Dockerfile",
+                "FROM python:3.12-slim\nCMD [\"python\", \"worker.py\"]\n",
+            ),
+            ("deploy/app.yaml", ""),
+        ]);
+        let m = dir.path().join("operator/config/manager/manager.yaml");
+        let f = facts(&m, "controller:latest").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(f.file.ends_with("operator/Makefile"), "{}", f.file);
+        assert!(f.why.contains("Containerfile"), "{}", f.why);
+        // A variable the Makefile does not set links nothing.
+        assert!(facts(&m, "quay.io/acme/x:1").is_none());
+        let m = dir.path().join("deploy/app.yaml");
+        let f = facts(&m, "ghcr.io/acme/portal-api:v2").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(
+            f.file.ends_with(".github/workflows/release.yml"),
+            "{}",
+            f.file
+        );
+        assert_eq!(facts(&m, "acme/portal-frontend:3.1").unwrap().language, "c");
+        assert_eq!(facts(&m, "acme/web:3.1").unwrap().language, "c");
+        assert_eq!(
+            facts(&m, "ghcr.io/acme/worker:1").unwrap().language,
+            "python"
+        );
     }
 }
