@@ -637,6 +637,50 @@ fn expand_args(s: &str, args: &HashMap<String, String>) -> String {
     out
 }
 
+/// Whether a base image is a Go toolchain: `golang`, Red Hat's `go-toolset`, a
+/// `…golang-builder`, Chainguard's `go`.
+fn is_go_toolchain(base: &str) -> bool {
+    let repo = super::catalog::image_repo(base).to_ascii_lowercase();
+    let last = repo.rsplit('/').next().unwrap_or(&repo);
+    last == "golang"
+        || last == "go"
+        || last.starts_with("go-toolset")
+        || last.starts_with("golang-")
+        || last.ends_with("-golang")
+        || last.contains("-golang-")
+}
+
+/// Whether the instruction line is a RUN that runs `program sub` as a command of its own.
+fn runs_in(line: &str, program: &str, sub: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.first().is_some_and(|w| w.eq_ignore_ascii_case("RUN"))
+        && words.windows(2).any(|p| p[0] == program && p[1] == sub)
+}
+
+/// The stage a `COPY --from=<stage>` line copies `program` from.
+fn copied_from<'l>(line: &'l str, program: &str) -> Option<&'l str> {
+    let mut words = line.split_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("COPY") {
+        return None;
+    }
+    let mut from = None;
+    let mut paths = Vec::new();
+    for w in words {
+        match w.strip_prefix("--from=") {
+            Some(f) => from = Some(f),
+            None if w.starts_with("--") => {}
+            None => paths.push(w.trim_matches(['[', ']', ',', '"'])),
+        }
+    }
+    let named = |p: &&str| p.trim_end_matches('/').rsplit('/').next() == Some(program);
+    // The program is the destination file, or keeps a source's name in a destination directory.
+    let (dest, sources) = paths.split_last()?;
+    (named(dest) || sources.iter().any(named)).then_some(from?)
+}
+
 /// The runtime a Dockerfile's final stage runs, and why.
 fn judge(text: &str) -> Option<(&'static str, String)> {
     // Line continuations joined, comments dropped.
@@ -688,24 +732,44 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
                     .any(|(i, w)| *w == program && sub.is_none_or(|s| words.get(i + 1) == Some(&s)))
         })
     };
-    let go_built = stages
+    // The stages that build Go: on a Go toolchain image, or running `go build`/`go install`.
+    let go_stages: Vec<bool> = stages
         .iter()
-        .any(|(b, _, _)| super::catalog::image_repo(b).rsplit('/').next() == Some("golang"))
-        || runs("go", Some("build"))
-        || runs("go", Some("install"));
-    // The final stage's own program.
-    let program = lines.iter().rev().find_map(|l| {
-        let (instr, rest) = l.split_once(char::is_whitespace)?;
-        if !(instr.eq_ignore_ascii_case("ENTRYPOINT") || instr.eq_ignore_ascii_case("CMD")) {
-            return None;
-        }
-        let rest = rest.trim();
-        let words: Vec<String> = if rest.starts_with('[') {
-            serde_json::from_str(rest).ok()?
+        .map(|(b, _, ls)| {
+            is_go_toolchain(b)
+                || ls
+                    .iter()
+                    .any(|l| runs_in(l, "go", "build") || runs_in(l, "go", "install"))
+        })
+        .collect();
+    let go_built = go_stages.iter().any(|g| *g);
+    // The final stage's own program: ENTRYPOINT and CMD, the last of each, as the image runs
+    // them (ENTRYPOINT first).
+    let argv = |instr: &str| {
+        let rest = lines.iter().rev().find_map(|l| {
+            let (i, rest) = l.split_once(char::is_whitespace)?;
+            i.eq_ignore_ascii_case(instr).then(|| rest.trim())
+        })?;
+        if rest.starts_with('[') {
+            serde_json::from_str::<Vec<String>>(rest).ok()
         } else {
-            rest.split_whitespace().map(str::to_string).collect()
-        };
-        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            Some(rest.split_whitespace().map(str::to_string).collect())
+        }
+    };
+    let words: Vec<String> = argv("ENTRYPOINT")
+        .into_iter()
+        .chain(argv("CMD"))
+        .flatten()
+        .collect();
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    // A known program on the last ENTRYPOINT or CMD line.
+    let program = lines.iter().rev().find_map(|l| {
+        let (instr, _) = l.split_once(char::is_whitespace)?;
+        let w = ["ENTRYPOINT", "CMD"]
+            .into_iter()
+            .find(|i| instr.eq_ignore_ascii_case(i))
+            .and_then(argv)?;
+        let refs: Vec<&str> = w.iter().map(String::as_str).collect();
         match super::signs::sign_of_words(&refs, 0) {
             Some(super::signs::CommandSign::Program { word, language }) => {
                 Some((language, format!("its final stage runs {word}")))
@@ -715,6 +779,28 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
     });
     if let Some(p) = program {
         return Some(p);
+    }
+    // The program it runs was copied from a Go build stage: whatever the base, that is Go.
+    let run = refs
+        .get(crate::go::command::program_start(&refs))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .filter(|w| !w.is_empty() && !w.starts_with('$'));
+    if let Some(run) = run {
+        let from_go = lines.iter().find_map(|l| {
+            let stage = copied_from(l, run)?;
+            let i = stages
+                .iter()
+                .position(|(_, n, _)| n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(stage)))
+                .or_else(|| stage.parse::<usize>().ok())
+                .filter(|i| *i + 1 < stages.len())?;
+            go_stages[i].then(|| stages[i].0.clone())
+        });
+        if let Some(builder) = from_go {
+            return Some((
+                "go",
+                format!("its final stage runs {run}, copied from the Go build on FROM {builder}"),
+            ));
+        }
     }
     if !is_bare(base) {
         if let Some(lang) = language_of(base) {
@@ -990,6 +1076,37 @@ mod tests {
         assert_eq!(
             facts(&m, "ghcr.io/acme/worker:1").unwrap().language,
             "python"
+        );
+    }
+
+    #[test]
+    fn a_go_binary_copied_from_a_build_stage_is_go_whatever_the_final_base() {
+        let lang = |t: &str| judge(t).map(|(l, _)| l);
+        // A Go toolchain image other than `golang`, building through make.
+        let (language, why) = judge("FROM registry.access.redhat.com/ubi9/go-toolset:1.22 AS builder\nRUN make build\nFROM registry.access.redhat.com/ubi9/ubi-minimal:9.4\nCOPY --from=builder /opt/app-root/src/bin/manager /usr/local/bin\nENTRYPOINT [\"/usr/local/bin/manager\"]\n").unwrap();
+        assert_eq!(language, "go");
+        assert!(
+            why.contains("runs manager, copied from the Go build"),
+            "{why}"
+        );
+        // The final base has a runtime of its own, but the program is the Go binary.
+        assert_eq!(
+            lang("FROM golang:1.24 AS build\nRUN go build -o /out/server ./cmd/server\nFROM python:3.12-slim\nRUN pip install awscli\nCOPY --from=build /out/server /server\nENTRYPOINT [\"/server\", \"--port=8080\"]\n"),
+            Some("go")
+        );
+        // A stage referred to by its index.
+        assert_eq!(
+            lang("FROM golang:1.24\nRUN go build -o /app .\nFROM node:20\nCOPY --from=0 /app /usr/bin/app\nCMD app serve\n"),
+            Some("go")
+        );
+        // A Go tool copied beside the program that runs decides nothing.
+        assert_eq!(
+            lang("FROM golang:1.24 AS tools\nRUN go install example.com/x@latest\nFROM node:20\nCOPY --from=tools /go/bin/x /usr/bin/x\nCMD [\"node\", \"server.js\"]\n"),
+            Some("node")
+        );
+        assert_eq!(
+            lang("FROM golang:1.24 AS tools\nRUN go build -o /x .\nFROM python:3.12\nCOPY --from=tools /x /usr/bin/x\nENTRYPOINT [\"/docker-entrypoint.sh\"]\n"),
+            Some("python")
         );
     }
 }
