@@ -52,7 +52,7 @@ struct DirIndex {
     artifacts: Vec<(String, Built)>,
     services: HashMap<String, PathBuf>,
     /// The directory's own Go module (a Go project that keeps its deployment manifests beside
-    /// its code): the last two elements of its path, and what building it shows.
+    /// its code): its path without a major-version suffix, and what building it shows.
     module: Option<(String, Arc<BuildFacts>)>,
     /// The directory's own Dockerfile.
     dockerfile: Option<PathBuf>,
@@ -173,12 +173,23 @@ impl Builds {
             if let Some(d) = dir {
                 return self.file_facts(d);
             }
-            if let Some((_, facts)) = index
-                .module
-                .as_ref()
-                .filter(|(m, _)| last_two(repo).eq_ignore_ascii_case(m))
-            {
-                return Some(facts.clone());
+            if let Some((module, facts)) = index.module.as_ref() {
+                if last_two(repo).eq_ignore_ascii_case(last_two(module)) {
+                    return Some(facts.clone());
+                }
+                // A well-known program's own repository: its module is the source the catalog
+                // names for the image (`k8s.io/kube-state-metrics` for
+                // `registry.k8s.io/kube-state-metrics/kube-state-metrics`).
+                if let Some(program) = catalog_program_of(image, module) {
+                    return Some(Arc::new(BuildFacts {
+                        file: facts.file.clone(),
+                        language: facts.language,
+                        why: format!(
+                            "its module {module} is the source of {program}, as the catalog names the image"
+                        ),
+                        main: facts.main.clone(),
+                    }));
+                }
             }
         }
         // A sample that keeps its Dockerfile beside the manifest that deploys it.
@@ -388,18 +399,36 @@ fn last_two(path: &str) -> &str {
     }
 }
 
-/// The Go module whose go.mod is in `dir`, named by the last two elements of its path without a
-/// major-version suffix (`github.com/kedacore/keda/v2` → `kedacore/keda`), as image names are.
+/// The program the catalog knows `image` as, when `module` (a path without major-version
+/// suffix) is that program's source: the repository the entry cites, or one of that name.
+fn catalog_program_of(image: &super::catalog::ImageRef, module: &str) -> Option<&'static str> {
+    let (entry, _) = super::catalog::lookup_ref(image)?;
+    let source = entry
+        .source
+        .split_once("://")
+        .map_or(&*entry.source, |(_, p)| p);
+    let mut parts = source.split('/');
+    let (host, owner, name) = (parts.next()?, parts.next()?, parts.next()?);
+    let same_path = module.eq_ignore_ascii_case(&format!("{host}/{owner}/{name}"));
+    let same_name = module
+        .rsplit('/')
+        .next()
+        .is_some_and(|m| m.eq_ignore_ascii_case(name));
+    (same_path || same_name).then_some(entry.program.as_str())
+}
+
+/// The Go module whose go.mod is in `dir`, by its path without a major-version suffix
+/// (`github.com/kedacore/keda/v2` → `github.com/kedacore/keda`); images are named like its last
+/// two elements.
 fn own_module(dir: &Path) -> Option<(String, Arc<BuildFacts>)> {
     let gomod = dir.join("go.mod");
-    let text = std::fs::read_to_string(&gomod).ok()?;
+    let text = links::read_capped(&gomod)?;
     let module = super::gomod::module_path(&text)?;
     let unversioned = match module.rsplit_once('/') {
         Some((rest, v)) if v.starts_with('v') && v[1..].parse::<u32>().is_ok() => rest,
         _ => module,
     };
-    let named = last_two(unversioned);
-    if !named.contains('/') {
+    if !last_two(unversioned).contains('/') {
         return None;
     }
     let facts = Arc::new(BuildFacts {
@@ -408,7 +437,7 @@ fn own_module(dir: &Path) -> Option<(String, Arc<BuildFacts>)> {
         why: format!("the image is named after its module {module}"),
         main: super::gomod::in_dir(dir).map(Arc::new),
     });
-    Some((named.to_string(), facts))
+    Some((unversioned.to_string(), facts))
 }
 
 /// A path as a user reads it: `a/b/../c/./Dockerfile` is `a/c/Dockerfile`.
@@ -1108,5 +1137,31 @@ mod tests {
             lang("FROM golang:1.24 AS tools\nRUN go build -o /x .\nFROM python:3.12\nCOPY --from=tools /x /usr/bin/x\nENTRYPOINT [\"/docker-entrypoint.sh\"]\n"),
             Some("python")
         );
+    }
+
+    #[test]
+    fn a_well_known_programs_own_repository_builds_its_image() {
+        let dir = tree(&[
+            (
+                "go.mod",
+                "module k8s.io/kube-state-metrics/v2\n\ngo 1.25.0\n",
+            ),
+            ("main.go", "package main\n"),
+            ("examples/standard/deployment.yaml", ""),
+        ]);
+        let m = dir.path().join("examples/standard/deployment.yaml");
+        let f = facts(
+            &m,
+            "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0",
+        )
+        .expect("the repository's go.mod builds the image the catalog knows");
+        assert_eq!(f.language, "go");
+        assert!(f.why.contains("k8s.io/kube-state-metrics"), "{}", f.why);
+        assert_eq!(
+            f.main.as_ref().and_then(|p| p.go).map(|g| g.minor),
+            Some(25)
+        );
+        // Another well-known image is not this module's.
+        assert!(facts(&m, "quay.io/prometheus/node-exporter:v1.8.2").is_none());
     }
 }
