@@ -56,6 +56,9 @@ struct DirIndex {
     module: Option<(String, Arc<BuildFacts>)>,
     /// The directory's own Dockerfile.
     dockerfile: Option<PathBuf>,
+    /// Dockerfiles named after the image they build (`Dockerfile.api`), by that name: below a
+    /// service directory or module of the same name, which also show the Go version.
+    named_dockerfiles: Vec<(String, PathBuf)>,
     /// Whether the directory is a repository's root (has `.git`): the build of what a manifest
     /// deploys is not looked for above it.
     repository_root: bool,
@@ -191,6 +194,9 @@ impl Builds {
                     }));
                 }
             }
+            if let Some((_, d)) = index.named_dockerfiles.iter().find(|(n, _)| n == name) {
+                return self.file_facts(d);
+            }
         }
         // A sample that keeps its Dockerfile beside the manifest that deploys it.
         let own = above.own.as_ref()?.dockerfile.as_deref()?;
@@ -220,7 +226,11 @@ impl Builds {
             if i == 0 {
                 above.own = Some(index.clone());
             }
-            if !index.artifacts.is_empty() || !index.services.is_empty() || index.module.is_some() {
+            if !index.artifacts.is_empty()
+                || !index.services.is_empty()
+                || index.module.is_some()
+                || !index.named_dockerfiles.is_empty()
+            {
                 above.builds.push(index.clone());
             }
             if index.repository_root {
@@ -336,8 +346,22 @@ fn index(listings: &Listings, dir: &Path) -> DirIndex {
     if own.contains(".github") {
         artifacts.extend(links::workflows(dir));
     }
+    // One Dockerfile per image, named after it: `Dockerfile.api`, `api.Dockerfile`.
+    let mut named_dockerfiles: Vec<(String, PathBuf)> = own
+        .iter()
+        .filter_map(|n| {
+            let image = ["Dockerfile.", "Containerfile."]
+                .iter()
+                .find_map(|p| n.strip_prefix(p))
+                .or_else(|| n.strip_suffix(".Dockerfile"))
+                .or_else(|| n.strip_suffix(".dockerfile"))?;
+            (!image.is_empty()).then(|| (image.to_ascii_lowercase(), dir.join(n)))
+        })
+        .collect();
+    named_dockerfiles.sort();
     let mut index = DirIndex {
         artifacts,
+        named_dockerfiles,
         module: own.contains("go.mod").then(|| own_module(dir)).flatten(),
         dockerfile: own.contains("Dockerfile").then(|| dir.join("Dockerfile")),
         repository_root: own.contains(".git"),
@@ -1163,5 +1187,23 @@ mod tests {
         );
         // Another well-known image is not this module's.
         assert!(facts(&m, "quay.io/prometheus/node-exporter:v1.8.2").is_none());
+    }
+
+    #[test]
+    fn a_dockerfile_named_after_an_image_builds_it() {
+        let dir = tree(&[
+            (
+                "Dockerfile.scheduler",
+                "FROM golang:1.24 AS builder\nRUN go build -o /bin/scheduler ./cmd/scheduler\nFROM alpine:3.18\nCOPY --from=builder /bin/scheduler /bin/\nCMD [\"scheduler\"]\n",
+            ),
+            ("web.Dockerfile", "FROM node:20\nCMD [\"node\", \"server.js\"]\n"),
+            ("deployment/eks/all.yaml", ""),
+        ]);
+        let m = dir.path().join("deployment/eks/all.yaml");
+        let f = facts(&m, "cr.example.org/acme/scheduler:v1.16.8").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(f.file.ends_with("Dockerfile.scheduler"), "{}", f.file);
+        assert_eq!(facts(&m, "acme/web:1").unwrap().language, "node");
+        assert!(facts(&m, "acme/api:1").is_none());
     }
 }
