@@ -1206,4 +1206,34 @@ mod tests {
         assert_eq!(facts(&m, "acme/web:1").unwrap().language, "node");
         assert!(facts(&m, "acme/api:1").is_none());
     }
+
+    #[test]
+    fn malformed_build_files_link_nothing_and_do_not_stop_the_others() {
+        let big = format!(
+            "services:\n  big:\n    image: big\n    build: huge/app\n{}",
+            "#\n".repeat(300_000)
+        );
+        let dir = tree(&[
+            ("compose.yaml", "services:\n- image: a\n  build: [1, 2]\n"),
+            ("compose.override.yml", "services: {x: {image: {a: b}, build: {context: {c: d}}}}\n"),
+            ("docker-compose.yml", "services:\n  y:\n    image: \"unterminated\n"),
+            ("compose.big.yaml", big.as_str()),
+            ("huge/app/Dockerfile", "FROM node:20\nCMD [\"node\", \"x.js\"]\n"),
+            ("Makefile", "IMG ?= $(unclosed\nbuild:\n\tdocker build -t $(IMG $(( ${ \"' .\n\tdocker build\n\tpodman build -t\n"),
+            ("x.mk", "\u{0}\u{1}\tdocker build -t good:1 ./good\n"),
+            (".github/workflows/a.yml", "jobs: 3\n"),
+            (".github/workflows/b.yaml", "jobs:\n  j:\n    steps:\n    - uses: docker/build-push-action@v6\n      with: [1]\n    - run: [docker, build]\n    - uses: docker/build-push-action@v6\n      with:\n        tags: ${{ steps.x.outputs.tags\n"),
+            (
+                "docker-compose.good.yaml",
+                "services:\n  good:\n    image: ${R}/good:${T}\n    build: ./good\n",
+            ),
+            ("good/Dockerfile", "FROM python:3.12\nCMD [\"python\", \"a.py\"]\n"),
+            ("k8s/app.yaml", ""),
+        ]);
+        let m = dir.path().join("k8s/app.yaml");
+        assert_eq!(facts(&m, "acme/good:1").unwrap().language, "python");
+        // Larger than a build file is: not read.
+        assert!(facts(&m, "acme/big:1").is_none());
+        assert!(facts(&m, "acme/a:1").is_none());
+    }
 }
