@@ -734,6 +734,36 @@ fn copied_from<'l>(line: &'l str, program: &str) -> Option<&'l str> {
     (named(dest) || sources.iter().any(named)).then_some(from?)
 }
 
+/// A Dockerfile stage: its base, its name, and its instructions.
+type Stage = (String, Option<String>, Vec<String>);
+
+/// Go, when the program the final stage runs (`argv`, ENTRYPOINT then CMD) is a file it copies
+/// from a Go build stage.
+fn copied_from_go(
+    stages: &[Stage],
+    go_stages: &[bool],
+    lines: &[String],
+    argv: &[&str],
+) -> Option<(&'static str, String)> {
+    let run = argv
+        .get(crate::go::command::program_start(argv))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .filter(|w| !w.is_empty() && !w.starts_with('$'))?;
+    let builder = lines.iter().find_map(|l| {
+        let stage = copied_from(l, run)?;
+        let i = stages
+            .iter()
+            .position(|(_, n, _)| n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(stage)))
+            .or_else(|| stage.parse::<usize>().ok())
+            .filter(|i| *i + 1 < stages.len())?;
+        go_stages[i].then(|| stages[i].0.clone())
+    })?;
+    Some((
+        "go",
+        format!("its final stage runs {run}, copied from the Go build on FROM {builder}"),
+    ))
+}
+
 /// The runtime a Dockerfile's final stage runs, and why.
 fn judge(text: &str) -> Option<(&'static str, String)> {
     // Line continuations joined, comments dropped.
@@ -741,7 +771,7 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
     let mut args: HashMap<String, String> = HashMap::new();
     // Each stage: its base (ARG defaults filled in, a stage name resolved to that stage's base),
     // its name, and its instructions.
-    let mut stages: Vec<(String, Option<String>, Vec<String>)> = Vec::new();
+    let mut stages: Vec<Stage> = Vec::new();
     for line in joined.lines() {
         let l = line.trim();
         if l.starts_with('#') || l.is_empty() {
@@ -833,30 +863,12 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
     if let Some(p) = program {
         return Some(p);
     }
-    // The program it runs was copied from a Go build stage: whatever the base, that is Go.
-    let run = refs
-        .get(crate::go::command::program_start(&refs))
-        .map(|w| w.rsplit('/').next().unwrap_or(w))
-        .filter(|w| !w.is_empty() && !w.starts_with('$'));
-    if let Some(run) = run {
-        let from_go = lines.iter().find_map(|l| {
-            let stage = copied_from(l, run)?;
-            let i = stages
-                .iter()
-                .position(|(_, n, _)| n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(stage)))
-                .or_else(|| stage.parse::<usize>().ok())
-                .filter(|i| *i + 1 < stages.len())?;
-            go_stages[i].then(|| stages[i].0.clone())
-        });
-        if let Some(builder) = from_go {
-            return Some((
-                "go",
-                format!("its final stage runs {run}, copied from the Go build on FROM {builder}"),
-            ));
-        }
-    }
     if !is_bare(base) {
         if let Some(lang) = language_of(base) {
+            // The program it runs was copied from a Go build stage: whatever the base, that is Go.
+            if let Some(go) = copied_from_go(&stages, &go_stages, lines, &refs) {
+                return Some(go);
+            }
             return Some((lang, format!("its final stage is FROM {base}")));
         }
     }
@@ -1138,14 +1150,13 @@ mod tests {
         // A Go toolchain image other than `golang`, building through make.
         let (language, why) = judge("FROM registry.access.redhat.com/ubi9/go-toolset:1.22 AS builder\nRUN make build\nFROM registry.access.redhat.com/ubi9/ubi-minimal:9.4\nCOPY --from=builder /opt/app-root/src/bin/manager /usr/local/bin\nENTRYPOINT [\"/usr/local/bin/manager\"]\n").unwrap();
         assert_eq!(language, "go");
-        assert!(
-            why.contains("runs manager, copied from the Go build"),
-            "{why}"
-        );
+        assert!(why.contains("builds a Go program"), "{why}");
         // The final base has a runtime of its own, but the program is the Go binary.
-        assert_eq!(
-            lang("FROM golang:1.24 AS build\nRUN go build -o /out/server ./cmd/server\nFROM python:3.12-slim\nRUN pip install awscli\nCOPY --from=build /out/server /server\nENTRYPOINT [\"/server\", \"--port=8080\"]\n"),
-            Some("go")
+        let (language, why) = judge("FROM golang:1.24 AS build\nRUN go build -o /out/server ./cmd/server\nFROM python:3.12-slim\nRUN pip install awscli\nCOPY --from=build /out/server /server\nENTRYPOINT [\"/server\", \"--port=8080\"]\n").unwrap();
+        assert_eq!(language, "go");
+        assert!(
+            why.contains("runs server, copied from the Go build on FROM golang:1.24"),
+            "{why}"
         );
         // A stage referred to by its index.
         assert_eq!(
