@@ -6,9 +6,11 @@
 //! the program its ENTRYPOINT or CMD runs, or a Go build (`FROM golang`, `RUN go build`) copied
 //! into a bare final image.
 //!
-//! A Cloud Build config (`cloudbuild.yaml`) beside a Dockerfile names the images it pushes, and a
-//! Dockerfile in the manifest's own directory is taken to build what that manifest deploys when
-//! nothing else matched.
+//! A Cloud Build config (`cloudbuild.yaml`) beside a Dockerfile names the images it pushes; so do
+//! compose files, GitHub Actions workflows and Makefiles ([`links`]) for the context they build
+//! each image from, and a `Dockerfile.<name>` for the image `<name>`. A Dockerfile in the
+//! manifest's own directory is taken to build what that manifest deploys when nothing else
+//! matched.
 //!
 //! Without a Dockerfile, the build definition still names the language: a skaffold artifact built
 //! by Jib (Java) or ko (Go), or a service directory that is a Maven, Gradle, npm, Python, Cargo,
@@ -144,18 +146,25 @@ impl Builds {
         }
         let service = tag.and_then(super::catalog::service_of_tag);
         for index in &above.builds {
-            let artifact = index.artifacts.iter().find(|(built, _)| {
+            let artifacts = index.artifacts.iter().filter(|(built, _)| {
                 let last = built.rsplit('/').next().unwrap_or(built);
                 built == repo || repo.ends_with(&format!("/{built}")) || last == name
             });
-            if let Some((key, built)) = artifact {
+            for (key, built) in artifacts {
                 return match built {
                     Built::Dockerfile(d) => self.file_facts(d),
+                    // A context without a build file in it says nothing: look on.
                     Built::Context {
                         by,
                         context,
                         dockerfile,
-                    } => self.context_facts(listings, key, by, context, dockerfile.as_deref()),
+                    } => {
+                        match self.context_facts(listings, key, by, context, dockerfile.as_deref())
+                        {
+                            Some(f) => Some(f),
+                            None => continue,
+                        }
+                    }
                     Built::Builder {
                         skaffold,
                         builder,
@@ -1246,5 +1255,20 @@ mod tests {
         // Larger than a build file is: not read.
         assert!(facts(&m, "acme/big:1").is_none());
         assert!(facts(&m, "acme/a:1").is_none());
+    }
+
+    #[test]
+    fn a_build_link_to_an_empty_context_leaves_the_image_to_other_evidence() {
+        let dir = tree(&[
+            (
+                "compose.yaml",
+                "services:\n  api:\n    image: ${R}/api:${T}\n    build: ./missing\n",
+            ),
+            ("src/api/go.mod", "module example.com/api\n\ngo 1.24.0\n"),
+            ("k8s/app.yaml", ""),
+        ]);
+        let f = facts(&dir.path().join("k8s/app.yaml"), "acme/api:1").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(f.file.ends_with("src/api/go.mod"), "{}", f.file);
     }
 }
