@@ -323,6 +323,19 @@ impl Builds {
     }
 }
 
+/// Whether `path` is a compose file, Makefile or GitHub Actions workflow: a file that can link
+/// an image to the Dockerfile that builds it (an editor watches them).
+pub fn links_images(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let workflow = path.parent().is_some_and(|p| {
+        p.ends_with(Path::new(".github").join("workflows"))
+            && (name.ends_with(".yml") || name.ends_with(".yaml"))
+    });
+    links::is_compose(name) || links::is_makefile(name) || workflow
+}
+
 /// A manifest directory's own index, and the directories at and above it that offer a build,
 /// nearest first.
 struct Above {
@@ -1270,5 +1283,27 @@ mod tests {
         let f = facts(&dir.path().join("k8s/app.yaml"), "acme/api:1").unwrap();
         assert_eq!(f.language, "go");
         assert!(f.file.ends_with("src/api/go.mod"), "{}", f.file);
+    }
+
+    #[test]
+    fn a_go_build_on_an_os_base_image_is_go() {
+        for base in [
+            "registry.access.redhat.com/ubi9",
+            "registry.access.redhat.com/ubi9/ubi-minimal:9.4",
+            "redhat/ubi9-minimal",
+            "quay.io/centos/centos:stream9",
+            "fedora:40",
+            "rockylinux:9",
+            "amazonlinux:2023",
+            "bitnami/minideb:bookworm",
+            "debian:bookworm-slim",
+            "photon:5.0",
+            "registry.suse.com/bci/bci-micro:15.6",
+            "cgr.dev/chainguard/glibc-dynamic",
+            "gcr.io/distroless/base-nossl-debian12",
+        ] {
+            let text = format!("FROM golang:1.24 AS b\nRUN go build -o /app .\nFROM {base}\nCOPY --from=b /app /usr/bin/\nCOPY run.sh /\nENTRYPOINT [\"/run.sh\"]\n");
+            assert_eq!(judge(&text).map(|(l, _)| l), Some("go"), "{base}");
+        }
     }
 }
