@@ -13,8 +13,8 @@ use super::Built;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// The largest build file read: a compose file, workflow or Makefile bigger than this is not a
-/// hand-written build definition.
+/// The largest build file read (a Dockerfile, go.mod, skaffold, Cloud Build or compose file,
+/// workflow or Makefile): one bigger than this is not a hand-written build definition.
 pub(super) const MAX_BYTES: u64 = 512 * 1024;
 
 /// How many workflow files of one repository are read.

@@ -512,7 +512,7 @@ fn project(path: &Path) -> Option<BuildFacts> {
 fn cloud_build_images(dir: &Path) -> Vec<String> {
     let Some(text) = ["cloudbuild.yaml", "cloudbuild.yml"]
         .iter()
-        .find_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+        .find_map(|f| links::read_capped(&dir.join(f)))
     else {
         return Vec::new();
     };
@@ -554,7 +554,7 @@ fn skaffold_file(
         return;
     }
     seen.push(file.to_path_buf());
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Some(text) = links::read_capped(file) else {
         return;
     };
     let dir = file.parent().unwrap_or(Path::new("."));
