@@ -610,14 +610,17 @@ fn publish_diagnostics(
 }
 
 /// What the server asks the client to watch: config files, and the build files beside manifests
-/// that decide a container's runtime (Dockerfiles, go.mod, skaffold and Cloud Build files) or
-/// make a file a Kustomize patch.
-const WATCHED: [&str; 5] = [
+/// that decide a container's runtime (Dockerfiles, go.mod, skaffold, Cloud Build and compose
+/// files, Makefiles, CI workflows) or make a file a Kustomize patch.
+const WATCHED: [&str; 8] = [
     "**/.golint-k8s.{yaml,yml}",
     "**/{Dockerfile,Dockerfile.*,*.Dockerfile,Containerfile}",
     "**/go.mod",
     "**/{kustomization.yaml,kustomization.yml,Kustomization}",
     "**/{skaffold.yaml,cloudbuild.yaml}",
+    "**/{docker-compose*.yaml,docker-compose*.yml,compose.yaml,compose.yml,compose.*.yaml,compose.*.yml}",
+    "**/{Makefile,makefile,GNUmakefile,*.mk}",
+    "**/.github/workflows/*.{yml,yaml}",
 ];
 
 /// Whether `path` is one of the files [`WATCHED`] names.
@@ -639,6 +642,7 @@ fn is_watched(path: &std::path::Path) -> bool {
             | "cloudbuild.yaml"
     ) || name.starts_with("Dockerfile.")
         || name.ends_with(".Dockerfile")
+        || crate::runtime::build::links_images(path)
 }
 
 /// Ask the client to tell us when a config or build file changes.
@@ -809,6 +813,11 @@ mod tests {
             "Kustomization",
             "skaffold.yaml",
             "cloudbuild.yaml",
+            "docker-compose.yaml",
+            "compose.build.yaml",
+            "Makefile",
+            "images.mk",
+            ".github/workflows/release.yml",
         ] {
             assert!(is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
         }
@@ -817,6 +826,8 @@ mod tests {
             "go.sum",
             "Dockerfile-notes.md",
             "kustomization.json",
+            "composer.json",
+            "ci/release.yml",
         ] {
             assert!(!is_watched(&PathBuf::from("/srv/app").join(name)), "{name}");
         }

@@ -6,9 +6,11 @@
 //! the program its ENTRYPOINT or CMD runs, or a Go build (`FROM golang`, `RUN go build`) copied
 //! into a bare final image.
 //!
-//! A Cloud Build config (`cloudbuild.yaml`) beside a Dockerfile names the images it pushes, and a
-//! Dockerfile in the manifest's own directory is taken to build what that manifest deploys when
-//! nothing else matched.
+//! A Cloud Build config (`cloudbuild.yaml`) beside a Dockerfile names the images it pushes; so do
+//! compose files, GitHub Actions workflows and Makefiles ([`links`]) for the context they build
+//! each image from, and a `Dockerfile.<name>` for the image `<name>`. A Dockerfile in the
+//! manifest's own directory is taken to build what that manifest deploys when nothing else
+//! matched.
 //!
 //! Without a Dockerfile, the build definition still names the language: a skaffold artifact built
 //! by Jib (Java) or ko (Go), or a service directory that is a Maven, Gradle, npm, Python, Cargo,
@@ -16,6 +18,8 @@
 //! skaffold does, so a root `skaffold.yaml` reaches each service's own.
 //!
 //! Only files are read. What is not found says nothing.
+
+mod links;
 
 use crate::walk::Listings;
 use std::collections::HashMap;
@@ -42,18 +46,21 @@ const SERVICE_DIRS: &[&str] = &["", "src", "services", "apps", "cmd", "docker", 
 /// How far up from the manifest a build definition is looked for.
 const MAX_UP: usize = 4;
 
-/// What one directory offers: the skaffold artifacts it declares (image, and the file that says
-/// how it is built) and the service directories under it with a Dockerfile or a project file, by
-/// name.
+/// What one directory offers: the images its build files declare (skaffold artifacts, compose
+/// services, CI workflow steps and Makefile recipes: the image, and how it is built) and the
+/// service directories under it with a Dockerfile or a project file, by name.
 #[derive(Default)]
 struct DirIndex {
     artifacts: Vec<(String, Built)>,
     services: HashMap<String, PathBuf>,
     /// The directory's own Go module (a Go project that keeps its deployment manifests beside
-    /// its code): the last two elements of its path, and what building it shows.
+    /// its code): its path without a major-version suffix, and what building it shows.
     module: Option<(String, Arc<BuildFacts>)>,
     /// The directory's own Dockerfile.
     dockerfile: Option<PathBuf>,
+    /// Dockerfiles named after the image they build (`Dockerfile.api`), by that name: below a
+    /// service directory or module of the same name, which also show the Go version.
+    named_dockerfiles: Vec<(String, PathBuf)>,
     /// Whether the directory is a repository's root (has `.git`): the build of what a manifest
     /// deploys is not looked for above it.
     repository_root: bool,
@@ -68,6 +75,13 @@ enum Built {
         skaffold: PathBuf,
         builder: &'static str,
         language: &'static str,
+    },
+    /// A compose file, CI workflow or Makefile (`by`) that builds the image from a context
+    /// directory, with the Dockerfile it names.
+    Context {
+        by: PathBuf,
+        context: PathBuf,
+        dockerfile: Option<PathBuf>,
     },
 }
 
@@ -132,13 +146,25 @@ impl Builds {
         }
         let service = tag.and_then(super::catalog::service_of_tag);
         for index in &above.builds {
-            let artifact = index.artifacts.iter().find(|(built, _)| {
+            let artifacts = index.artifacts.iter().filter(|(built, _)| {
                 let last = built.rsplit('/').next().unwrap_or(built);
                 built == repo || repo.ends_with(&format!("/{built}")) || last == name
             });
-            if let Some((_, built)) = artifact {
+            for (key, built) in artifacts {
                 return match built {
                     Built::Dockerfile(d) => self.file_facts(d),
+                    // A context without a build file in it says nothing: look on.
+                    Built::Context {
+                        by,
+                        context,
+                        dockerfile,
+                    } => {
+                        match self.context_facts(listings, key, by, context, dockerfile.as_deref())
+                        {
+                            Some(f) => Some(f),
+                            None => continue,
+                        }
+                    }
                     Built::Builder {
                         skaffold,
                         builder,
@@ -159,12 +185,26 @@ impl Builds {
             if let Some(d) = dir {
                 return self.file_facts(d);
             }
-            if let Some((_, facts)) = index
-                .module
-                .as_ref()
-                .filter(|(m, _)| last_two(repo).eq_ignore_ascii_case(m))
-            {
-                return Some(facts.clone());
+            if let Some((module, facts)) = index.module.as_ref() {
+                if last_two(repo).eq_ignore_ascii_case(last_two(module)) {
+                    return Some(facts.clone());
+                }
+                // A well-known program's own repository: its module is the source the catalog
+                // names for the image (`k8s.io/kube-state-metrics` for
+                // `registry.k8s.io/kube-state-metrics/kube-state-metrics`).
+                if let Some(program) = catalog_program_of(image, module) {
+                    return Some(Arc::new(BuildFacts {
+                        file: facts.file.clone(),
+                        language: facts.language,
+                        why: format!(
+                            "its module {module} is the source of {program}, as the catalog names the image"
+                        ),
+                        main: facts.main.clone(),
+                    }));
+                }
+            }
+            if let Some((_, d)) = index.named_dockerfiles.iter().find(|(n, _)| n == name) {
+                return self.file_facts(d);
             }
         }
         // A sample that keeps its Dockerfile beside the manifest that deploys it.
@@ -195,7 +235,11 @@ impl Builds {
             if i == 0 {
                 above.own = Some(index.clone());
             }
-            if !index.artifacts.is_empty() || !index.services.is_empty() || index.module.is_some() {
+            if !index.artifacts.is_empty()
+                || !index.services.is_empty()
+                || index.module.is_some()
+                || !index.named_dockerfiles.is_empty()
+            {
                 above.builds.push(index.clone());
             }
             if index.repository_root {
@@ -221,16 +265,54 @@ impl Builds {
         Some(index)
     }
 
+    /// What the build of `image` from `context` shows: the Dockerfile named, else the context's
+    /// own Dockerfile (or Containerfile), else its project files; shown as the file that links
+    /// them (`docker-compose.yaml builds rs-cart from cart (cart/Dockerfile: …)`).
+    fn context_facts(
+        &self,
+        listings: &Listings,
+        image: &str,
+        by: &Path,
+        context: &Path,
+        dockerfile: Option<&Path>,
+    ) -> Option<Arc<BuildFacts>> {
+        let names = listings.names(context);
+        let target = match dockerfile {
+            Some(d) => d.to_path_buf(),
+            None => ["Dockerfile", "Containerfile"]
+                .into_iter()
+                .chain(PROJECT_FILES.iter().map(|(f, _, _)| *f))
+                .find(|f| names.contains(*f))
+                .map(|f| context.join(f))?,
+        };
+        let inner = self.file_facts(&target)?;
+        Some(Arc::new(BuildFacts {
+            file: shown(by),
+            language: inner.language,
+            why: format!(
+                "it builds {image} from {} ({}: {})",
+                shown(context),
+                inner.file,
+                inner.why
+            ),
+            main: inner.main.clone(),
+        }))
+    }
+
     /// The facts of a Dockerfile or a project file, read once per path.
     fn file_facts(&self, path: &Path) -> Option<Arc<BuildFacts>> {
         if let Some(hit) = self.files.lock().ok()?.get(path) {
             return hit.clone();
         }
-        let is_dockerfile = path.file_name().is_some_and(|n| n == "Dockerfile");
-        let facts = if is_dockerfile {
-            read(path)
-        } else {
+        // Anything but a project file is a Dockerfile (`Dockerfile.api`, `Containerfile`).
+        let is_project = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| PROJECT_FILES.iter().any(|(f, _, _)| *f == n));
+        let facts = if is_project {
             project(path)
+        } else {
+            read(path)
         }
         .map(Arc::new);
         self.files
@@ -239,6 +321,19 @@ impl Builds {
             .insert(path.to_path_buf(), facts.clone());
         facts
     }
+}
+
+/// Whether `path` is a compose file, Makefile or GitHub Actions workflow: a file that can link
+/// an image to the Dockerfile that builds it (an editor watches them).
+pub fn links_images(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    let workflow = path.parent().is_some_and(|p| {
+        p.ends_with(Path::new(".github").join("workflows"))
+            && (name.ends_with(".yml") || name.ends_with(".yaml"))
+    });
+    links::is_compose(name) || links::is_makefile(name) || workflow
 }
 
 /// A manifest directory's own index, and the directories at and above it that offer a build,
@@ -251,12 +346,44 @@ struct Above {
 /// What one directory offers. Each directory is listed once; a name not listed is not opened.
 fn index(listings: &Listings, dir: &Path) -> DirIndex {
     let own = listings.names(dir);
-    let mut index = DirIndex {
-        artifacts: if own.contains("skaffold.yaml") {
-            skaffold(dir)
+    let mut artifacts = if own.contains("skaffold.yaml") {
+        skaffold(dir)
+    } else {
+        Vec::new()
+    };
+    // Compose files and Makefiles, in a stable order; then the repository's CI workflows.
+    let mut files: Vec<&String> = own
+        .iter()
+        .filter(|n| links::is_compose(n) || links::is_makefile(n))
+        .collect();
+    files.sort();
+    for name in files {
+        let path = dir.join(name);
+        if links::is_compose(name) {
+            artifacts.extend(links::compose(&path));
         } else {
-            Vec::new()
-        },
+            artifacts.extend(links::makefile(&path));
+        }
+    }
+    if own.contains(".github") {
+        artifacts.extend(links::workflows(dir));
+    }
+    // One Dockerfile per image, named after it: `Dockerfile.api`, `api.Dockerfile`.
+    let mut named_dockerfiles: Vec<(String, PathBuf)> = own
+        .iter()
+        .filter_map(|n| {
+            let image = ["Dockerfile.", "Containerfile."]
+                .iter()
+                .find_map(|p| n.strip_prefix(p))
+                .or_else(|| n.strip_suffix(".Dockerfile"))
+                .or_else(|| n.strip_suffix(".dockerfile"))?;
+            (!image.is_empty()).then(|| (image.to_ascii_lowercase(), dir.join(n)))
+        })
+        .collect();
+    named_dockerfiles.sort();
+    let mut index = DirIndex {
+        artifacts,
+        named_dockerfiles,
         module: own.contains("go.mod").then(|| own_module(dir)).flatten(),
         dockerfile: own.contains("Dockerfile").then(|| dir.join("Dockerfile")),
         repository_root: own.contains(".git"),
@@ -318,18 +445,36 @@ fn last_two(path: &str) -> &str {
     }
 }
 
-/// The Go module whose go.mod is in `dir`, named by the last two elements of its path without a
-/// major-version suffix (`github.com/kedacore/keda/v2` → `kedacore/keda`), as image names are.
+/// The program the catalog knows `image` as, when `module` (a path without major-version
+/// suffix) is that program's source: the repository the entry cites, or one of that name.
+fn catalog_program_of(image: &super::catalog::ImageRef, module: &str) -> Option<&'static str> {
+    let (entry, _) = super::catalog::lookup_ref(image)?;
+    let source = entry
+        .source
+        .split_once("://")
+        .map_or(&*entry.source, |(_, p)| p);
+    let mut parts = source.split('/');
+    let (host, owner, name) = (parts.next()?, parts.next()?, parts.next()?);
+    let same_path = module.eq_ignore_ascii_case(&format!("{host}/{owner}/{name}"));
+    let same_name = module
+        .rsplit('/')
+        .next()
+        .is_some_and(|m| m.eq_ignore_ascii_case(name));
+    (same_path || same_name).then_some(entry.program.as_str())
+}
+
+/// The Go module whose go.mod is in `dir`, by its path without a major-version suffix
+/// (`github.com/kedacore/keda/v2` → `github.com/kedacore/keda`); images are named like its last
+/// two elements.
 fn own_module(dir: &Path) -> Option<(String, Arc<BuildFacts>)> {
     let gomod = dir.join("go.mod");
-    let text = std::fs::read_to_string(&gomod).ok()?;
+    let text = links::read_capped(&gomod)?;
     let module = super::gomod::module_path(&text)?;
     let unversioned = match module.rsplit_once('/') {
         Some((rest, v)) if v.starts_with('v') && v[1..].parse::<u32>().is_ok() => rest,
         _ => module,
     };
-    let named = last_two(unversioned);
-    if !named.contains('/') {
+    if !last_two(unversioned).contains('/') {
         return None;
     }
     let facts = Arc::new(BuildFacts {
@@ -338,7 +483,7 @@ fn own_module(dir: &Path) -> Option<(String, Arc<BuildFacts>)> {
         why: format!("the image is named after its module {module}"),
         main: super::gomod::in_dir(dir).map(Arc::new),
     });
-    Some((named.to_string(), facts))
+    Some((unversioned.to_string(), facts))
 }
 
 /// A path as a user reads it: `a/b/../c/./Dockerfile` is `a/c/Dockerfile`.
@@ -367,7 +512,7 @@ fn project(path: &Path) -> Option<BuildFacts> {
 fn cloud_build_images(dir: &Path) -> Vec<String> {
     let Some(text) = ["cloudbuild.yaml", "cloudbuild.yml"]
         .iter()
-        .find_map(|f| std::fs::read_to_string(dir.join(f)).ok())
+        .find_map(|f| links::read_capped(&dir.join(f)))
     else {
         return Vec::new();
     };
@@ -409,7 +554,7 @@ fn skaffold_file(
         return;
     }
     seen.push(file.to_path_buf());
-    let Ok(text) = std::fs::read_to_string(file) else {
+    let Some(text) = links::read_capped(file) else {
         return;
     };
     let dir = file.parent().unwrap_or(Path::new("."));
@@ -473,7 +618,7 @@ fn skaffold_file(
 }
 
 fn read(path: &Path) -> Option<BuildFacts> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = links::read_capped(path)?;
     let (language, why) = judge(&text)?;
     let main = (language == "go")
         .then(|| path.parent().and_then(super::gomod::in_dir))
@@ -567,6 +712,80 @@ fn expand_args(s: &str, args: &HashMap<String, String>) -> String {
     out
 }
 
+/// Whether a base image is a Go toolchain: `golang`, Red Hat's `go-toolset`, a
+/// `…golang-builder`, Chainguard's `go`.
+fn is_go_toolchain(base: &str) -> bool {
+    let repo = super::catalog::image_repo(base).to_ascii_lowercase();
+    let last = repo.rsplit('/').next().unwrap_or(&repo);
+    last == "golang"
+        || last == "go"
+        || last.starts_with("go-toolset")
+        || last.starts_with("golang-")
+        || last.ends_with("-golang")
+        || last.contains("-golang-")
+}
+
+/// Whether the instruction line is a RUN that runs `program sub` as a command of its own.
+fn runs_in(line: &str, program: &str, sub: &str) -> bool {
+    let words: Vec<&str> = line
+        .split(|c: char| c.is_whitespace() || c == ';' || c == '&' || c == '|')
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.first().is_some_and(|w| w.eq_ignore_ascii_case("RUN"))
+        && words.windows(2).any(|p| p[0] == program && p[1] == sub)
+}
+
+/// The stage a `COPY --from=<stage>` line copies `program` from.
+fn copied_from<'l>(line: &'l str, program: &str) -> Option<&'l str> {
+    let mut words = line.split_whitespace();
+    if !words.next()?.eq_ignore_ascii_case("COPY") {
+        return None;
+    }
+    let mut from = None;
+    let mut paths = Vec::new();
+    for w in words {
+        match w.strip_prefix("--from=") {
+            Some(f) => from = Some(f),
+            None if w.starts_with("--") => {}
+            None => paths.push(w.trim_matches(['[', ']', ',', '"'])),
+        }
+    }
+    let named = |p: &&str| p.trim_end_matches('/').rsplit('/').next() == Some(program);
+    // The program is the destination file, or keeps a source's name in a destination directory.
+    let (dest, sources) = paths.split_last()?;
+    (named(dest) || sources.iter().any(named)).then_some(from?)
+}
+
+/// A Dockerfile stage: its base, its name, and its instructions.
+type Stage = (String, Option<String>, Vec<String>);
+
+/// Go, when the program the final stage runs (`argv`, ENTRYPOINT then CMD) is a file it copies
+/// from a Go build stage.
+fn copied_from_go(
+    stages: &[Stage],
+    go_stages: &[bool],
+    lines: &[String],
+    argv: &[&str],
+) -> Option<(&'static str, String)> {
+    let run = argv
+        .get(crate::go::command::program_start(argv))
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .filter(|w| !w.is_empty() && !w.starts_with('$'))?;
+    let builder = lines.iter().find_map(|l| {
+        let stage = copied_from(l, run)?;
+        let i = stages
+            .iter()
+            .position(|(_, n, _)| n.as_deref().is_some_and(|n| n.eq_ignore_ascii_case(stage)))
+            .or_else(|| stage.parse::<usize>().ok())
+            .filter(|i| *i + 1 < stages.len())?;
+        go_stages[i].then(|| stages[i].0.clone())
+    })?;
+    Some((
+        "go",
+        format!("its final stage runs {run}, copied from the Go build on FROM {builder}"),
+    ))
+}
+
 /// The runtime a Dockerfile's final stage runs, and why.
 fn judge(text: &str) -> Option<(&'static str, String)> {
     // Line continuations joined, comments dropped.
@@ -574,7 +793,7 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
     let mut args: HashMap<String, String> = HashMap::new();
     // Each stage: its base (ARG defaults filled in, a stage name resolved to that stage's base),
     // its name, and its instructions.
-    let mut stages: Vec<(String, Option<String>, Vec<String>)> = Vec::new();
+    let mut stages: Vec<Stage> = Vec::new();
     for line in joined.lines() {
         let l = line.trim();
         if l.starts_with('#') || l.is_empty() {
@@ -618,24 +837,44 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
                     .any(|(i, w)| *w == program && sub.is_none_or(|s| words.get(i + 1) == Some(&s)))
         })
     };
-    let go_built = stages
+    // The stages that build Go: on a Go toolchain image, or running `go build`/`go install`.
+    let go_stages: Vec<bool> = stages
         .iter()
-        .any(|(b, _, _)| super::catalog::image_repo(b).rsplit('/').next() == Some("golang"))
-        || runs("go", Some("build"))
-        || runs("go", Some("install"));
-    // The final stage's own program.
-    let program = lines.iter().rev().find_map(|l| {
-        let (instr, rest) = l.split_once(char::is_whitespace)?;
-        if !(instr.eq_ignore_ascii_case("ENTRYPOINT") || instr.eq_ignore_ascii_case("CMD")) {
-            return None;
-        }
-        let rest = rest.trim();
-        let words: Vec<String> = if rest.starts_with('[') {
-            serde_json::from_str(rest).ok()?
+        .map(|(b, _, ls)| {
+            is_go_toolchain(b)
+                || ls
+                    .iter()
+                    .any(|l| runs_in(l, "go", "build") || runs_in(l, "go", "install"))
+        })
+        .collect();
+    let go_built = go_stages.iter().any(|g| *g);
+    // The final stage's own program: ENTRYPOINT and CMD, the last of each, as the image runs
+    // them (ENTRYPOINT first).
+    let argv = |instr: &str| {
+        let rest = lines.iter().rev().find_map(|l| {
+            let (i, rest) = l.split_once(char::is_whitespace)?;
+            i.eq_ignore_ascii_case(instr).then(|| rest.trim())
+        })?;
+        if rest.starts_with('[') {
+            serde_json::from_str::<Vec<String>>(rest).ok()
         } else {
-            rest.split_whitespace().map(str::to_string).collect()
-        };
-        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+            Some(rest.split_whitespace().map(str::to_string).collect())
+        }
+    };
+    let words: Vec<String> = argv("ENTRYPOINT")
+        .into_iter()
+        .chain(argv("CMD"))
+        .flatten()
+        .collect();
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    // A known program on the last ENTRYPOINT or CMD line.
+    let program = lines.iter().rev().find_map(|l| {
+        let (instr, _) = l.split_once(char::is_whitespace)?;
+        let w = ["ENTRYPOINT", "CMD"]
+            .into_iter()
+            .find(|i| instr.eq_ignore_ascii_case(i))
+            .and_then(argv)?;
+        let refs: Vec<&str> = w.iter().map(String::as_str).collect();
         match super::signs::sign_of_words(&refs, 0) {
             Some(super::signs::CommandSign::Program { word, language }) => {
                 Some((language, format!("its final stage runs {word}")))
@@ -648,6 +887,10 @@ fn judge(text: &str) -> Option<(&'static str, String)> {
     }
     if !is_bare(base) {
         if let Some(lang) = language_of(base) {
+            // The program it runs was copied from a Go build stage: whatever the base, that is Go.
+            if let Some(go) = copied_from_go(&stages, &go_stages, lines, &refs) {
+                return Some(go);
+            }
             return Some((lang, format!("its final stage is FROM {base}")));
         }
     }
@@ -834,5 +1077,233 @@ mod tests {
             "ghcr.io/other/podinfo:1"
         )
         .is_none());
+    }
+
+    #[test]
+    fn a_compose_service_links_its_image_to_the_context_it_builds() {
+        let dir = tree(&[
+            (
+                "docker-compose.yaml",
+                "services:\n  manager:\n    image: ${REGISTRY}/manager:${TAG}\n    build:\n      context: src/manager/easyTradeManager\n  web:\n    image: ${REPO}/rs-web:${TAG}\n    build: frontend\n  api:\n    image: acme/api:1\n    build:\n      context: .\n      dockerfile: build/api.Dockerfile\n  redis:\n    image: redis:7\n",
+            ),
+            (
+                "src/manager/easyTradeManager/Dockerfile",
+                "FROM mcr.microsoft.com/dotnet/sdk:8.0 AS build\nFROM mcr.microsoft.com/dotnet/aspnet:8.0\nENTRYPOINT [\"dotnet\", \"Manager.dll\"]\n",
+            ),
+            ("frontend/package.json", "{}"),
+            (
+                "build/api.Dockerfile",
+                "FROM golang:1.24 AS b\nRUN go build -o /api .\nFROM alpine:3.20\nCOPY --from=b /api /api\nENTRYPOINT [\"/api\"]\n",
+            ),
+            ("k8s/app.yaml", ""),
+        ]);
+        let m = dir.path().join("k8s/app.yaml");
+        let f = facts(&m, "europe-docker.pkg.dev/x/easytrade/manager:fa6ccf2").unwrap();
+        assert_eq!(f.language, "dotnet");
+        assert!(f.file.ends_with("docker-compose.yaml"), "{}", f.file);
+        assert!(
+            f.why.starts_with("it builds manager from ")
+                && f.why
+                    .contains("easyTradeManager/Dockerfile: its final stage runs dotnet"),
+            "{}",
+            f.why
+        );
+        assert_eq!(
+            facts(&m, "robotshop/rs-web:latest").unwrap().language,
+            "node"
+        );
+        assert_eq!(facts(&m, "quay.io/acme/api:2").unwrap().language, "go");
+        // A service that only pulls its image builds nothing.
+        assert!(facts(&m, "redis:7").is_none());
+    }
+
+    #[test]
+    fn ci_workflows_and_makefiles_link_the_images_they_build() {
+        let go = "FROM registry.access.redhat.com/ubi9/go-toolset:1.22 AS builder\nRUN CGO_ENABLED=0 go build -o /opt/manager ./cmd\nFROM registry.access.redhat.com/ubi9/ubi-minimal\nCOPY --from=builder /opt/manager .\nENTRYPOINT [\"/manager\"]\n";
+        let dir = tree(&[
+            // The kubebuilder layout: the image is a Makefile variable.
+            (
+                "operator/Makefile",
+                "IMG ?= controller:latest\nCONTAINER_TOOL ?= docker\n\ndocker-build:\n\t$(CONTAINER_TOOL) build \\\n\t\t-f Containerfile \\\n\t\t-t ${IMG} \\\n\t\t.\nother:\n\tdocker build -t $(UNSET)/x:1 ./x\n",
+            ),
+            ("operator/Containerfile", go),
+            ("operator/config/manager/manager.yaml", ""),
+            (
+                ".github/workflows/release.yml",
+                "env:\n  WEB: portal-frontend\njobs:\n  web:\n    steps:\n    - id: meta\n      uses: docker/metadata-action@v5\n      with:\n        images: |\n          ghcr.io/acme/portal-api\n    - uses: docker/build-push-action@v6\n      with:\n        context: services/api\n        tags: ${{ steps.meta.outputs.tags }}\n    - uses: docker/build-push-action@v6\n      with:\n        context: web\n        file: web/build/Dockerfile.prod\n        tags: docker.io/acme/${{ env.WEB }}:${{ github.sha }},docker.io/acme/web:latest\n    - run: |\n        docker build -t ghcr.io/${{ github.repository_owner }}/worker:${{ github.sha }} --file jobs/worker.Dockerfile jobs\n",
+            ),
+            ("services/api/go.mod", "module example.com/api\n\ngo 1.23.0\n"),
+            (
+                "web/build/Dockerfile.prod",
+                "FROM node:20 AS b\nRUN npm run build\nFROM nginx:1.27\nCOPY --from=b /app/dist /usr/share/nginx/html\n",
+            ),
+            (
+                "jobs/worker.Dockerfile",
+                "FROM python:3.12-slim\nCMD [\"python\", \"worker.py\"]\n",
+            ),
+            ("deploy/app.yaml", ""),
+        ]);
+        let m = dir.path().join("operator/config/manager/manager.yaml");
+        let f = facts(&m, "controller:latest").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(f.file.ends_with("operator/Makefile"), "{}", f.file);
+        assert!(f.why.contains("Containerfile"), "{}", f.why);
+        // A variable the Makefile does not set links nothing.
+        assert!(facts(&m, "quay.io/acme/x:1").is_none());
+        let m = dir.path().join("deploy/app.yaml");
+        let f = facts(&m, "ghcr.io/acme/portal-api:v2").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(
+            f.file.ends_with(".github/workflows/release.yml"),
+            "{}",
+            f.file
+        );
+        assert_eq!(facts(&m, "acme/portal-frontend:3.1").unwrap().language, "c");
+        assert_eq!(facts(&m, "acme/web:3.1").unwrap().language, "c");
+        assert_eq!(
+            facts(&m, "ghcr.io/acme/worker:1").unwrap().language,
+            "python"
+        );
+    }
+
+    #[test]
+    fn a_go_binary_copied_from_a_build_stage_is_go_whatever_the_final_base() {
+        let lang = |t: &str| judge(t).map(|(l, _)| l);
+        // A Go toolchain image other than `golang`, building through make.
+        let (language, why) = judge("FROM registry.access.redhat.com/ubi9/go-toolset:1.22 AS builder\nRUN make build\nFROM registry.access.redhat.com/ubi9/ubi-minimal:9.4\nCOPY --from=builder /opt/app-root/src/bin/manager /usr/local/bin\nENTRYPOINT [\"/usr/local/bin/manager\"]\n").unwrap();
+        assert_eq!(language, "go");
+        assert!(why.contains("builds a Go program"), "{why}");
+        // The final base has a runtime of its own, but the program is the Go binary.
+        let (language, why) = judge("FROM golang:1.24 AS build\nRUN go build -o /out/server ./cmd/server\nFROM python:3.12-slim\nRUN pip install awscli\nCOPY --from=build /out/server /server\nENTRYPOINT [\"/server\", \"--port=8080\"]\n").unwrap();
+        assert_eq!(language, "go");
+        assert!(
+            why.contains("runs server, copied from the Go build on FROM golang:1.24"),
+            "{why}"
+        );
+        // A stage referred to by its index.
+        assert_eq!(
+            lang("FROM golang:1.24\nRUN go build -o /app .\nFROM node:20\nCOPY --from=0 /app /usr/bin/app\nCMD app serve\n"),
+            Some("go")
+        );
+        // A Go tool copied beside the program that runs decides nothing.
+        assert_eq!(
+            lang("FROM golang:1.24 AS tools\nRUN go install example.com/x@latest\nFROM node:20\nCOPY --from=tools /go/bin/x /usr/bin/x\nCMD [\"node\", \"server.js\"]\n"),
+            Some("node")
+        );
+        assert_eq!(
+            lang("FROM golang:1.24 AS tools\nRUN go build -o /x .\nFROM python:3.12\nCOPY --from=tools /x /usr/bin/x\nENTRYPOINT [\"/docker-entrypoint.sh\"]\n"),
+            Some("python")
+        );
+    }
+
+    #[test]
+    fn a_well_known_programs_own_repository_builds_its_image() {
+        let dir = tree(&[
+            (
+                "go.mod",
+                "module k8s.io/kube-state-metrics/v2\n\ngo 1.25.0\n",
+            ),
+            ("main.go", "package main\n"),
+            ("examples/standard/deployment.yaml", ""),
+        ]);
+        let m = dir.path().join("examples/standard/deployment.yaml");
+        let f = facts(
+            &m,
+            "registry.k8s.io/kube-state-metrics/kube-state-metrics:v2.13.0",
+        )
+        .expect("the repository's go.mod builds the image the catalog knows");
+        assert_eq!(f.language, "go");
+        assert!(f.why.contains("k8s.io/kube-state-metrics"), "{}", f.why);
+        assert_eq!(
+            f.main.as_ref().and_then(|p| p.go).map(|g| g.minor),
+            Some(25)
+        );
+        // Another well-known image is not this module's.
+        assert!(facts(&m, "quay.io/prometheus/node-exporter:v1.8.2").is_none());
+    }
+
+    #[test]
+    fn a_dockerfile_named_after_an_image_builds_it() {
+        let dir = tree(&[
+            (
+                "Dockerfile.scheduler",
+                "FROM golang:1.24 AS builder\nRUN go build -o /bin/scheduler ./cmd/scheduler\nFROM alpine:3.18\nCOPY --from=builder /bin/scheduler /bin/\nCMD [\"scheduler\"]\n",
+            ),
+            ("web.Dockerfile", "FROM node:20\nCMD [\"node\", \"server.js\"]\n"),
+            ("deployment/eks/all.yaml", ""),
+        ]);
+        let m = dir.path().join("deployment/eks/all.yaml");
+        let f = facts(&m, "cr.example.org/acme/scheduler:v1.16.8").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(f.file.ends_with("Dockerfile.scheduler"), "{}", f.file);
+        assert_eq!(facts(&m, "acme/web:1").unwrap().language, "node");
+        assert!(facts(&m, "acme/api:1").is_none());
+    }
+
+    #[test]
+    fn malformed_build_files_link_nothing_and_do_not_stop_the_others() {
+        let big = format!(
+            "services:\n  big:\n    image: big\n    build: huge/app\n{}",
+            "#\n".repeat(300_000)
+        );
+        let dir = tree(&[
+            ("compose.yaml", "services:\n- image: a\n  build: [1, 2]\n"),
+            ("compose.override.yml", "services: {x: {image: {a: b}, build: {context: {c: d}}}}\n"),
+            ("docker-compose.yml", "services:\n  y:\n    image: \"unterminated\n"),
+            ("compose.big.yaml", big.as_str()),
+            ("huge/app/Dockerfile", "FROM node:20\nCMD [\"node\", \"x.js\"]\n"),
+            ("Makefile", "IMG ?= $(unclosed\nbuild:\n\tdocker build -t $(IMG $(( ${ \"' .\n\tdocker build\n\tpodman build -t\n"),
+            ("x.mk", "\u{0}\u{1}\tdocker build -t good:1 ./good\n"),
+            (".github/workflows/a.yml", "jobs: 3\n"),
+            (".github/workflows/b.yaml", "jobs:\n  j:\n    steps:\n    - uses: docker/build-push-action@v6\n      with: [1]\n    - run: [docker, build]\n    - uses: docker/build-push-action@v6\n      with:\n        tags: ${{ steps.x.outputs.tags\n"),
+            (
+                "docker-compose.good.yaml",
+                "services:\n  good:\n    image: ${R}/good:${T}\n    build: ./good\n",
+            ),
+            ("good/Dockerfile", "FROM python:3.12\nCMD [\"python\", \"a.py\"]\n"),
+            ("k8s/app.yaml", ""),
+        ]);
+        let m = dir.path().join("k8s/app.yaml");
+        assert_eq!(facts(&m, "acme/good:1").unwrap().language, "python");
+        // Larger than a build file is: not read.
+        assert!(facts(&m, "acme/big:1").is_none());
+        assert!(facts(&m, "acme/a:1").is_none());
+    }
+
+    #[test]
+    fn a_build_link_to_an_empty_context_leaves_the_image_to_other_evidence() {
+        let dir = tree(&[
+            (
+                "compose.yaml",
+                "services:\n  api:\n    image: ${R}/api:${T}\n    build: ./missing\n",
+            ),
+            ("src/api/go.mod", "module example.com/api\n\ngo 1.24.0\n"),
+            ("k8s/app.yaml", ""),
+        ]);
+        let f = facts(&dir.path().join("k8s/app.yaml"), "acme/api:1").unwrap();
+        assert_eq!(f.language, "go");
+        assert!(f.file.ends_with("src/api/go.mod"), "{}", f.file);
+    }
+
+    #[test]
+    fn a_go_build_on_an_os_base_image_is_go() {
+        for base in [
+            "registry.access.redhat.com/ubi9",
+            "registry.access.redhat.com/ubi9/ubi-minimal:9.4",
+            "redhat/ubi9-minimal",
+            "quay.io/centos/centos:stream9",
+            "fedora:40",
+            "rockylinux:9",
+            "amazonlinux:2023",
+            "bitnami/minideb:bookworm",
+            "debian:bookworm-slim",
+            "photon:5.0",
+            "registry.suse.com/bci/bci-micro:15.6",
+            "cgr.dev/chainguard/glibc-dynamic",
+            "gcr.io/distroless/base-nossl-debian12",
+        ] {
+            let text = format!("FROM golang:1.24 AS b\nRUN go build -o /app .\nFROM {base}\nCOPY --from=b /app /usr/bin/\nCOPY run.sh /\nENTRYPOINT [\"/run.sh\"]\n");
+            assert_eq!(judge(&text).map(|(l, _)| l), Some("go"), "{base}");
+        }
     }
 }
