@@ -621,7 +621,11 @@ fn read(path: &Path) -> Option<BuildFacts> {
     let text = links::read_capped(path)?;
     let (language, why) = judge(&text)?;
     let main = (language == "go")
-        .then(|| path.parent().and_then(super::gomod::in_dir))
+        .then(|| {
+            let dir = path.parent()?;
+            let module = copied_module(&text, dir);
+            super::gomod::in_dir(module.as_deref().unwrap_or(dir))
+        })
         .flatten()
         .map(Arc::new);
     Some(BuildFacts {
@@ -630,6 +634,51 @@ fn read(path: &Path) -> Option<BuildFacts> {
         why,
         main,
     })
+}
+
+/// The module a Go build copies into its working directory from the build context (the
+/// Dockerfile's directory): `COPY flyteadmin .` in a monorepo whose services are modules of their
+/// own, each with its go.mod. Without such a copy, the nearest go.mod above the Dockerfile is the
+/// main module (`COPY . .` at a module's root).
+fn copied_module(text: &str, context: &Path) -> Option<PathBuf> {
+    let mut workdir = String::new();
+    for line in text.lines().map(str::trim) {
+        let mut words = line.split_whitespace();
+        let Some(instruction) = words.next() else {
+            continue;
+        };
+        if instruction.eq_ignore_ascii_case("WORKDIR") {
+            workdir = words.next().unwrap_or("").trim_end_matches('/').to_string();
+            continue;
+        }
+        if !instruction.eq_ignore_ascii_case("COPY") {
+            continue;
+        }
+        let args: Vec<&str> = words.collect();
+        // A copy from another stage or image brings nothing of the context.
+        if args.iter().any(|a| a.starts_with("--from")) {
+            continue;
+        }
+        let args: Vec<&str> = args.into_iter().filter(|a| !a.starts_with("--")).collect();
+        let Some((dest, sources)) = args.split_last() else {
+            continue;
+        };
+        let dest = dest.trim_end_matches('/');
+        if !(dest == "." || dest.is_empty() || (!workdir.is_empty() && dest == workdir)) {
+            continue;
+        }
+        for source in sources {
+            let source = source.trim_end_matches('/');
+            if source == "." || source.contains(['*', '?', '$', '[']) || source.contains("..") {
+                continue;
+            }
+            let dir = context.join(source);
+            if dir.join("go.mod").is_file() {
+                return Some(dir);
+            }
+        }
+    }
+    None
 }
 
 /// Bases that carry no runtime of their own: what is copied in decides.
@@ -1194,6 +1243,26 @@ mod tests {
             lang("FROM golang:1.24 AS tools\nRUN go build -o /x .\nFROM python:3.12\nCOPY --from=tools /x /usr/bin/x\nENTRYPOINT [\"/docker-entrypoint.sh\"]\n"),
             Some("python")
         );
+    }
+
+    #[test]
+    fn a_go_build_reads_the_module_it_copies_into_its_working_directory() {
+        // A monorepo whose services are modules of their own, built from the root.
+        let dir = tree(&[
+            ("Dockerfile.scheduler", "FROM golang:1.26 AS builder\nWORKDIR /go/src/app\nCOPY --chown=1:1 lib ../lib\nCOPY admin .\nRUN go build -o /out/scheduler ./cmd/scheduler\nFROM alpine:3.18\nCOPY --from=builder /out/scheduler /usr/bin/\nENTRYPOINT [\"scheduler\"]\n"),
+            ("admin/go.mod", "module example.com/admin\n\ngo 1.26.0\n"),
+            ("lib/go.mod", "module example.com/lib\n\ngo 1.21\n"),
+        ]);
+        let f = read(&dir.path().join("Dockerfile.scheduler")).unwrap();
+        let main = f.main.expect("the copied module");
+        assert!(main.gomod.ends_with("admin/go.mod"), "{}", main.gomod);
+        // `COPY . .` at a module's root: the nearest go.mod above the Dockerfile, as before.
+        let dir = tree(&[
+            ("Dockerfile", "FROM golang:1.24\nWORKDIR /src\nCOPY . .\nRUN go build -o /app .\nFROM scratch\nCOPY --from=0 /app /app\nENTRYPOINT [\"/app\"]\n"),
+            ("go.mod", "module example.com/app\n\ngo 1.24\n"),
+        ]);
+        let f = read(&dir.path().join("Dockerfile")).unwrap();
+        assert!(f.main.unwrap().gomod.ends_with("go.mod"));
     }
 
     #[test]
