@@ -71,6 +71,9 @@ pub struct GoView<'a> {
     /// What `--inspect-images` could not tell of the image (it could not be read, or its
     /// entrypoint was not found), for the notes.
     pub image_note: Option<String>,
+    /// The image Kustomize renders for the container, when a kustomization renames it: the
+    /// image the decision read.
+    pub renamed: Option<&'a crate::k8s::kustomize::Rename>,
 }
 
 /// What the runtime decision may read beyond the manifest: the project files around it and what
@@ -83,6 +86,8 @@ pub struct Around<'p> {
     pub builds: &'p build::Builds,
     pub modules: &'p gomod::Modules,
     pub images: &'p crate::image::Inspected,
+    /// The kustomizations around the manifest: the image Kustomize renders for a container.
+    pub kustomizations: &'p crate::k8s::kustomize::Kustomizations,
 }
 
 /// The CPU numbers a container's GOMAXPROCS depends on.
@@ -514,14 +519,30 @@ impl<'a> GoView<'a> {
         cfg: &'a Config,
         around: Around<'a>,
     ) -> GoView<'a> {
+        // The image as Kustomize renders it, when a kustomization renames it.
+        let renamed = match (c.image, around.manifest) {
+            (Some(image), Some(path)) => around.kustomizations.rename(around.listings, path, image),
+            _ => None,
+        };
+        let reference = renamed.map(|r| r.image.as_str()).or(c.image);
         let main = match (
-            c.image.and_then(|i| i.strip_prefix("ko://")),
+            reference.and_then(|i| i.strip_prefix("ko://")),
             around.manifest,
         ) {
             (Some(import), Some(path)) => around.modules.main_package(path, import),
             _ => None,
         };
-        let image = c.image.map(catalog::ImageRef::parse);
+        let image = reference.map(catalog::ImageRef::parse);
+        // A rename that moves the image to a mirror (`registry.example/mirror/grafana/loki`)
+        // keeps the program: the written name is looked up too, at the rendered tag.
+        let written =
+            renamed
+                .and(c.image)
+                .map(catalog::ImageRef::parse)
+                .map(|w| catalog::ImageRef {
+                    tag: image.and_then(|r| r.tag),
+                    ..w
+                });
         let entry = image
             .and_then(|r| {
                 catalog::lookup_ref(&r).or_else(|| {
@@ -529,6 +550,7 @@ impl<'a> GoView<'a> {
                     catalog::lookup_service(service)
                 })
             })
+            .or_else(|| written.and_then(|w| catalog::lookup_ref(&w)))
             .map(|(e, _)| e);
         let inspected = c.image.and_then(|i| around.images.get(i));
         let facts = inspected
@@ -629,6 +651,7 @@ impl<'a> GoView<'a> {
             },
             image: facts,
             image_note,
+            renamed,
         };
         if is_go {
             view.sizes_gomaxprocs = view.sizing(
@@ -890,9 +913,16 @@ impl<'a> GoView<'a> {
         let main = self.main.as_deref();
         crate::diagnostic::RuntimeInfo {
             language: self.language.map(str::to_string),
-            evidence: match &self.image_note {
-                Some(n) => format!("{}; {n}", self.why_go.describe()),
-                None => self.why_go.describe(),
+            evidence: {
+                let mut s = self.why_go.describe();
+                for note in [self.renamed.map(|r| r.describe()), self.image_note.clone()]
+                    .into_iter()
+                    .flatten()
+                {
+                    s.push_str("; ");
+                    s.push_str(&note);
+                }
+                s
             },
             assumed: self.is_go && self.assumed(),
             // A declared Go version says nothing about a container that does not run Go.
@@ -1010,6 +1040,9 @@ impl<'a> GoView<'a> {
                 s.push(')');
             }
             None => s.push_str("; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)"),
+        }
+        if let Some(r) = self.renamed {
+            let _ = write!(s, "; {}", r.describe());
         }
         if let Some(n) = &self.image_note {
             let _ = write!(s, "; {n}");
@@ -1426,6 +1459,7 @@ mod tests {
                 godebug: None,
                 image: None,
                 image_note: None,
+                renamed: None,
             }
             .note()
         };

@@ -22,6 +22,7 @@ mod fix_corpus;
 mod fixtures;
 mod formats;
 mod hostile;
+mod kustomize;
 mod lsp;
 mod model;
 mod properties;
