@@ -293,7 +293,7 @@ pub fn check_file(
         src,
         cfg,
         around: project.around(manifest),
-        partial: manifest.is_some_and(|m| project.is_patch(m)),
+        partial: manifest.and_then(|m| project.patch(m)),
         fx: &fx,
         limit_ranges: &limit_ranges,
         vpas: &vpas,
@@ -516,8 +516,9 @@ struct ObjectChecker<'f, 'y> {
     /// The linted file, when it is one, and the project around it: `ko://` images find their
     /// Go source from here.
     around: crate::runtime::Around<'f>,
-    /// The file is a Kustomize patch (a partial object).
-    partial: bool,
+    /// The file is a Kustomize patch (a partial object), with what it patches: a container the
+    /// base does not have is whole.
+    partial: Option<Arc<crate::k8s::kustomize::Patch>>,
     fx: &'f crate::edit::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
     /// Every VPA of the run; each object keeps those that target it.
@@ -534,7 +535,7 @@ impl ObjectChecker<'_, '_> {
             src,
             cfg,
             around,
-            partial,
+            ref partial,
             fx,
             limit_ranges,
             vpas,
@@ -574,6 +575,9 @@ impl ObjectChecker<'_, '_> {
         let vpas: Vec<&Vpa> = vpas.iter().copied().filter(|v| v.targets(obj)).collect();
         let whole_cores = std::cell::OnceCell::new();
         for c in &pod.containers {
+            let partial = partial
+                .as_ref()
+                .is_some_and(|p| p.partial(obj.kind, obj.name, c.name));
             out.containers += 1;
             let start = diags.len();
             let cx = ContainerCtx {

@@ -1,5 +1,7 @@
 //! What Kustomize does to a manifest, as the runtime decision and the rules see it: an `images`
-//! entry of a kustomization that includes the manifest renames the image the decision reads.
+//! entry of a kustomization that includes the manifest renames the image the decision reads, and
+//! a container a patch adds to its base object is whole, so the rules that report something
+//! missing run on it.
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -110,4 +112,54 @@ fn a_kustomization_images_entry_renames_the_image_the_decision_reads() {
     );
     // A mirror keeps the program of the name written.
     assert_eq!(runtime(&v, "logs")["language"], "go");
+}
+
+/// Findings of `code` on the container named `name`.
+fn findings_on(v: &Value, code: &str, name: &str) -> usize {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code && f["container"] == name)
+        .count()
+}
+
+/// A patch that adds a sidecar: the sidecar is a whole container (its missing GOMEMLIMIT is
+/// reported), the container it patches is partial (its base may set GOMEMLIMIT).
+#[test]
+fn a_container_a_patch_adds_is_whole() {
+    let go = "          env:\n            - {name: GOGC, value: \"100\"}\n";
+    let base = deployment("api", &container("api", "ghcr.io/acme/api:1.0", go));
+    let patch = deployment(
+        "api",
+        &(container("api", "ghcr.io/acme/api:1.0", go)
+            + &container("sidecar", "ghcr.io/acme/sidecar:1.0", go)),
+    );
+    let orphan = deployment(
+        "elsewhere",
+        &container("helper", "ghcr.io/acme/helper:1.0", go),
+    );
+    let dir = tree(&[
+        ("base/deployment.yaml", &base),
+        ("base/kustomization.yaml", "resources:\n- deployment.yaml\n"),
+        ("overlay/sidecar.yaml", &patch),
+        ("overlay/orphan.yaml", &orphan),
+        (
+            "overlay/kustomization.yaml",
+            "resources:\n- ../base\npatches:\n- path: sidecar.yaml\npatchesStrategicMerge:\n- orphan.yaml\n",
+        ),
+    ]);
+    let v = run(dir.path(), &[]);
+    assert_eq!(findings_on(&v, "GK101", "sidecar"), 1, "{v}");
+    // The patched container, and one of an object the base does not have, stay partial.
+    let patched: Vec<_> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GK101" && f["file"].as_str().unwrap().contains("overlay"))
+        .map(|f| f["container"].clone())
+        .collect();
+    assert_eq!(patched, [Value::from("sidecar")], "{v}");
+    // The base's own container is whole, as before.
+    assert_eq!(findings_on(&v, "GK101", "api"), 1, "{v}");
 }
