@@ -403,7 +403,10 @@ pub fn containers(src: &Source, cfg: &Config, project: &Project) -> Vec<Containe
         let annotations = k8s::annotation_maps(&y, &obj, spec.template_metadata);
         let pod = Pod::read(&y, spec);
         for c in &pod.containers {
-            let go = GoView::decide(&y, &annotations, c, cfg, project.around(manifest));
+            let label =
+                crate::runtime::release_label(&y, [spec.template_metadata, obj.metadata], &pod, c);
+            let go =
+                GoView::decide_in_pod(&y, &annotations, c, cfg, project.around(manifest), label);
             rows.push(ContainerRow {
                 file: src.origin.display_name(),
                 line: src.line_col(y.span(c.anchor_node()).start).0,
@@ -588,7 +591,19 @@ impl ObjectChecker<'_, '_> {
                 pod: &pod,
                 c,
                 eff: pod.effective(c, &lrs),
-                go: GoView::decide(y, &annotations, c, cfg, around),
+                go: GoView::decide_in_pod(
+                    y,
+                    &annotations,
+                    c,
+                    cfg,
+                    around,
+                    crate::runtime::release_label(
+                        y,
+                        [spec.template_metadata, obj.metadata],
+                        &pod,
+                        c,
+                    ),
+                ),
                 go_note: Default::default(),
                 whole_cores: &whole_cores,
                 limit_ranges: &lrs,

@@ -74,6 +74,9 @@ pub struct GoView<'a> {
     /// The image Kustomize renders for the container, when a kustomization renames it: the
     /// image the decision read.
     pub renamed: Option<&'a crate::k8s::kustomize::Rename>,
+    /// The pod's `app.kubernetes.io/version`, when it named the release of an image pinned by
+    /// digest alone for the catalog.
+    pub release_label: Option<&'a str>,
 }
 
 /// What the runtime decision may read beyond the manifest: the project files around it and what
@@ -519,6 +522,19 @@ impl<'a> GoView<'a> {
         cfg: &'a Config,
         around: Around<'a>,
     ) -> GoView<'a> {
+        GoView::decide_in_pod(y, annotations, c, cfg, around, None)
+    }
+
+    /// As [`GoView::decide`], with the release the pod's labels give the container
+    /// ([`release_label`]).
+    pub fn decide_in_pod(
+        y: &'a Yaml,
+        annotations: &[Option<NodeId>; 2],
+        c: &'a Container,
+        cfg: &'a Config,
+        around: Around<'a>,
+        release_label: Option<&'a str>,
+    ) -> GoView<'a> {
         // The image as Kustomize renders it, when a kustomization renames it.
         let renamed = match (c.image, around.manifest) {
             (Some(image), Some(path)) => around.kustomizations.rename(around.listings, path, image),
@@ -613,7 +629,18 @@ impl<'a> GoView<'a> {
             .map(|g| (Some(g), WhyVersion::GoMod));
         // The catalog places a tagged release on either side of Go 1.25 when it records the
         // releases whose main module says `go 1.25` (derived from every release's go.mod).
-        let placed = match (entry.filter(|e| e.is_go() && !e.go_1_25.is_empty()), image) {
+        // An image pinned by digest alone names no release; the pod's version label does.
+        let labelled = match (image, release_label) {
+            (Some(r), Some(v)) if r.tag.is_none() && r.image.contains('@') => {
+                Some(catalog::ImageRef { tag: Some(v), ..r })
+            }
+            _ => None,
+        };
+        let release = labelled.or(image);
+        let placed = match (
+            entry.filter(|e| e.is_go() && !e.go_1_25.is_empty()),
+            release,
+        ) {
             (Some(e), Some(image)) => catalog::release_in(&image, &e.go_1_25).map(|at| (e, at)),
             _ => None,
         };
@@ -652,12 +679,13 @@ impl<'a> GoView<'a> {
             image: facts,
             image_note,
             renamed,
+            release_label: labelled.and(placed).and(release_label),
         };
         if is_go {
             view.sizes_gomaxprocs = view.sizing(
                 c,
                 &cfg.sizes_gomaxprocs,
-                image,
+                release,
                 entry,
                 |x| x.gomaxprocs.as_ref(),
                 |f| f.gomaxprocs.as_ref(),
@@ -665,14 +693,14 @@ impl<'a> GoView<'a> {
             view.sizes_gomemlimit = view.sizing(
                 c,
                 &cfg.sizes_gomemlimit,
-                image,
+                release,
                 entry,
                 |x| x.gomemlimit.as_ref(),
                 |f| f.gomemlimit.as_ref(),
             );
             view.gomaxprocs_formula = view
                 .sizes_gomaxprocs
-                .and_then(|s| s.gomaxprocs_formula(image.as_ref()));
+                .and_then(|s| s.gomaxprocs_formula(release.as_ref()));
             // A program that leaves GOMAXPROCS to the Go runtime does not size it: the runtime
             // does, by the version and GODEBUG this view settles ([`GoView::adaptive_gomaxprocs`]),
             // so a stronger source's version or `containermaxprocs=0` is not overruled by a
@@ -949,6 +977,14 @@ impl<'a> GoView<'a> {
     /// A declared version that a main module's `go` line overruled is named after it.
     pub fn describe_version(&self) -> String {
         let mut s = self.describe_source(self.why_version);
+        if let (Some(v), WhyVersion::Catalog(_) | WhyVersion::CatalogBefore(_)) =
+            (self.release_label, self.why_version)
+        {
+            let _ = write!(
+                s,
+                "; the image is pinned by digest, its release {v} is the pod's label app.kubernetes.io/version"
+            );
+        }
         if let (Some((declared, by)), Some(v)) = (self.overruled, self.version) {
             let _ = write!(
                 s,
@@ -1049,6 +1085,36 @@ impl<'a> GoView<'a> {
         }
         s
     }
+}
+
+/// The release the pod's labels give a container: `app.kubernetes.io/version` (of the pod
+/// template, else of the object), for the container whose image is named like
+/// `app.kubernetes.io/name` or, failing that, the pod's only container.
+/// `metadata`: the pod template's and the object's metadata.
+pub fn release_label<'y>(
+    y: &'y Yaml,
+    metadata: [Option<NodeId>; 2],
+    pod: &crate::k8s::container::Pod,
+    c: &Container,
+) -> Option<&'y str> {
+    let labels = metadata.map(|m| m.and_then(|m| y.get(m, "labels")));
+    let label = |key: &str| {
+        labels
+            .iter()
+            .flatten()
+            .find_map(|&l| y.get_str(l, key))
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
+    let version = label("app.kubernetes.io/version")?;
+    let named = match (label("app.kubernetes.io/name"), c.image) {
+        (Some(name), Some(image)) => catalog::ImageRef::parse(image)
+            .name
+            .eq_ignore_ascii_case(name),
+        _ => false,
+    };
+    let only = pod.containers.len() == 1;
+    (named || only).then_some(version)
 }
 
 /// Whether the image's entrypoint is what the container runs: a `command` replaces it (unless it
@@ -1318,6 +1384,59 @@ mod tests {
         }
     }
 
+    /// An image pinned by digest alone takes its release from the pod's
+    /// `app.kubernetes.io/version`, for the catalog's record of that release: for the container
+    /// named by `app.kubernetes.io/name`, or the only one.
+    #[test]
+    fn a_version_label_names_the_release_of_an_image_pinned_by_digest() {
+        use crate::source::{Origin, Source};
+        let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        let pod = |labels: &str, containers: &[(&str, &str)]| {
+            let mut text = format!(
+                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: am\n  labels: {{{labels}}}\nspec:\n  template:\n    spec:\n      containers:\n"
+            );
+            for (name, image) in containers {
+                text.push_str(&format!("      - {{name: {name}, image: \"{image}\"}}\n"));
+            }
+            let src = Source::from_text(Origin::Stdin("-".into()), text);
+            let rows = crate::lint::containers(
+                &src,
+                &Config::default(),
+                &crate::project::Project::default(),
+            );
+            rows.into_iter()
+                .map(|r| (r.container.unwrap(), r.runtime))
+                .collect::<Vec<_>>()
+        };
+        let am = format!("quay.io/prometheus/alertmanager@{digest}");
+        let version = "app.kubernetes.io/version: v0.32.0";
+        let rows = pod(version, &[("am", &am)]);
+        assert_eq!(rows[0].1.go_version.as_deref(), Some("1.25"), "{rows:?}");
+        assert!(
+            rows[0]
+                .1
+                .go_version_evidence
+                .as_deref()
+                .unwrap()
+                .contains("app.kubernetes.io/version"),
+            "{rows:?}"
+        );
+        // Two containers: only the one the name label names.
+        let named = format!("{version}, app.kubernetes.io/name: alertmanager");
+        let both = [("am", am.as_str()), ("pg", &am)];
+        let rows = pod(
+            &named,
+            &[
+                ("am", &am),
+                ("reloader", &am.replace("alertmanager", "pushgateway")),
+            ],
+        );
+        assert_eq!(rows[0].1.go_version.as_deref(), Some("1.25"), "{rows:?}");
+        assert_eq!(rows[1].1.go_version, None, "{rows:?}");
+        let rows = pod(version, &both);
+        assert!(rows.iter().all(|(_, r)| r.go_version.is_none()), "{rows:?}");
+    }
+
     #[test]
     fn a_plus_sign_is_read_from_go_1_26() {
         assert_eq!(Grammar::of(None), OLD);
@@ -1460,6 +1579,7 @@ mod tests {
                 image: None,
                 image_note: None,
                 renamed: None,
+                release_label: None,
             }
             .note()
         };
