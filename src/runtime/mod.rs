@@ -618,6 +618,7 @@ impl<'a> GoView<'a> {
             });
         let by_image = cfg
             .go_version_by_image(c.image)
+            .or_else(|| cfg.go_version_by_image(renamed.map(|r| r.image.as_str())))
             .map(|(g, pattern)| (Some(g), WhyVersion::Config(Some(pattern), g)));
         let read = facts.and_then(|f| {
             let toolchain = f.go()?.go_version.split(' ').next()?;
@@ -727,7 +728,12 @@ impl<'a> GoView<'a> {
         of_entry: impl Fn(&'static catalog::Entry) -> Option<&'static catalog::SelfSizing>,
         of_framework: impl Fn(&'static catalog::Framework) -> Option<&'static catalog::SelfSizing>,
     ) -> Option<Sizing<'a>> {
-        if let Some(pattern) = c.image.and_then(|i| globs.matching(i)) {
+        let rendered = self.renamed.map(|r| r.image.as_str());
+        if let Some(pattern) = [c.image, rendered]
+            .into_iter()
+            .flatten()
+            .find_map(|i| globs.matching(i))
+        {
             return Some(Sizing::Config(pattern));
         }
         // The executable itself: it links the module or it does not. Build info lists modules,

@@ -163,3 +163,34 @@ fn a_container_a_patch_adds_is_whole() {
     // The base's own container is whole, as before.
     assert_eq!(findings_on(&v, "GK101", "api"), 1, "{v}");
 }
+
+/// The config's image patterns name images as they run: a pattern for the rendered image
+/// matches a container whose manifest writes the placeholder.
+#[test]
+fn config_image_patterns_match_the_rendered_image() {
+    let manager = deployment(
+        "controller-manager",
+        &container("manager", "controller:latest", ""),
+    );
+    let dir = tree(&[
+        (
+            ".golint-k8s.yaml",
+            "non-go-images: [\"quay.io/acme/*\"]\n",
+        ),
+        ("config/manager/manager.yaml", &manager),
+        (
+            "config/manager/kustomization.yaml",
+            "resources:\n- manager.yaml\nimages:\n- name: controller\n  newName: quay.io/acme/foo-manager\n  newTag: v1.2.0\n",
+        ),
+    ]);
+    let v = run(dir.path(), &["--show-containers"]);
+    let manager = runtime(&v, "manager");
+    assert_eq!(manager["language"], "other", "{manager}");
+    assert!(
+        manager["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("non-go-images \"quay.io/acme/*\""),
+        "{manager}"
+    );
+}
