@@ -130,6 +130,9 @@ pub struct Kustomizations {
     above: Mutex<HashMap<PathBuf, Arc<[PathBuf]>>>,
     /// The directories with a kustomization under a directory (bounded), per directory.
     scans: Mutex<HashMap<PathBuf, Arc<[PathBuf]>>>,
+    /// Whether each scanned directory has a kustomization, and its subdirectories: listed once
+    /// however many scans pass through.
+    subdirs: Mutex<HashMap<PathBuf, Listed>>,
     /// Per manifest, the chains of kustomizations that include it and rename images.
     chains: Mutex<HashMap<PathBuf, Arc<[Chain]>>>,
     /// Per patch file, what it patches (None: not a patch).
@@ -138,6 +141,9 @@ pub struct Kustomizations {
     bases: Mutex<HashMap<PathBuf, Arc<[BaseObject]>>>,
     renames: Kept,
 }
+
+/// Whether a directory has a kustomization, and its subdirectories.
+type Listed = (bool, Arc<[PathBuf]>);
 
 /// Kustomizations from one that lists a manifest, innermost first, up to one nothing includes.
 type Chain = Vec<Arc<Kustomization>>;
@@ -305,7 +311,7 @@ impl Kustomizations {
             return Vec::new();
         };
         let mut out = Vec::new();
-        for d in self.scan(listings, &top).iter() {
+        for d in self.scan(&top).iter() {
             if d == dir {
                 continue;
             }
@@ -319,7 +325,7 @@ impl Kustomizations {
     }
 
     /// The directories with a kustomization at and under `top`, bounded in depth and count.
-    fn scan(&self, listings: &Listings, top: &Path) -> Arc<[PathBuf]> {
+    fn scan(&self, top: &Path) -> Arc<[PathBuf]> {
         if let Some(hit) = self.scans.lock().ok().and_then(|m| m.get(top).cloned()) {
             return hit;
         }
@@ -333,25 +339,11 @@ impl Kustomizations {
                 if listed > SCAN_DIRS {
                     break;
                 }
-                let names = listings.names(&dir);
-                if NAMES.iter().any(|n| names.contains(*n)) {
+                let (kustomized, subdirs) = self.subdirs(&dir);
+                if kustomized {
                     found.push(dir.clone());
                 }
-                let Ok(entries) = std::fs::read_dir(&dir) else {
-                    continue;
-                };
-                let mut subs: Vec<PathBuf> = entries
-                    .flatten()
-                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-                    .filter(|e| {
-                        e.file_name().to_str().is_some_and(|n| {
-                            !n.starts_with('.') && n != "node_modules" && n != "vendor"
-                        })
-                    })
-                    .map(|e| dir.join(e.file_name()))
-                    .collect();
-                subs.sort();
-                next.extend(subs);
+                next.extend(subdirs.iter().cloned());
             }
             if next.is_empty() || listed > SCAN_DIRS {
                 break;
@@ -361,6 +353,35 @@ impl Kustomizations {
         let found: Arc<[PathBuf]> = found.into();
         if let Ok(mut m) = self.scans.lock() {
             m.insert(top.to_path_buf(), found.clone());
+        }
+        found
+    }
+
+    /// Whether a directory has a kustomization, and its subdirectories that may hold one, in
+    /// path order: one listing.
+    fn subdirs(&self, dir: &Path) -> Listed {
+        if let Some(hit) = self.subdirs.lock().ok().and_then(|m| m.get(dir).cloned()) {
+            return hit;
+        }
+        let mut kustomized = false;
+        let mut subs = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if NAMES.contains(&name) {
+                kustomized = true;
+            } else if e.file_type().is_ok_and(|t| t.is_dir())
+                && !name.starts_with('.')
+                && name != "node_modules"
+                && name != "vendor"
+            {
+                subs.push(dir.join(name));
+            }
+        }
+        subs.sort();
+        let found = (kustomized, Arc::from(subs));
+        if let Ok(mut m) = self.subdirs.lock() {
+            m.insert(dir.to_path_buf(), found.clone());
         }
         found
     }
