@@ -1390,59 +1390,6 @@ mod tests {
         }
     }
 
-    /// An image pinned by digest alone takes its release from the pod's
-    /// `app.kubernetes.io/version`, for the catalog's record of that release: for the container
-    /// named by `app.kubernetes.io/name`, or the only one.
-    #[test]
-    fn a_version_label_names_the_release_of_an_image_pinned_by_digest() {
-        use crate::source::{Origin, Source};
-        let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-        let pod = |labels: &str, containers: &[(&str, &str)]| {
-            let mut text = format!(
-                "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: am\n  labels: {{{labels}}}\nspec:\n  template:\n    spec:\n      containers:\n"
-            );
-            for (name, image) in containers {
-                text.push_str(&format!("      - {{name: {name}, image: \"{image}\"}}\n"));
-            }
-            let src = Source::from_text(Origin::Stdin("-".into()), text);
-            let rows = crate::lint::containers(
-                &src,
-                &Config::default(),
-                &crate::project::Project::default(),
-            );
-            rows.into_iter()
-                .map(|r| (r.container.unwrap(), r.runtime))
-                .collect::<Vec<_>>()
-        };
-        let am = format!("quay.io/prometheus/alertmanager@{digest}");
-        let version = "app.kubernetes.io/version: v0.32.0";
-        let rows = pod(version, &[("am", &am)]);
-        assert_eq!(rows[0].1.go_version.as_deref(), Some("1.25"), "{rows:?}");
-        assert!(
-            rows[0]
-                .1
-                .go_version_evidence
-                .as_deref()
-                .unwrap()
-                .contains("app.kubernetes.io/version"),
-            "{rows:?}"
-        );
-        // Two containers: only the one the name label names.
-        let named = format!("{version}, app.kubernetes.io/name: alertmanager");
-        let both = [("am", am.as_str()), ("pg", &am)];
-        let rows = pod(
-            &named,
-            &[
-                ("am", &am),
-                ("reloader", &am.replace("alertmanager", "pushgateway")),
-            ],
-        );
-        assert_eq!(rows[0].1.go_version.as_deref(), Some("1.25"), "{rows:?}");
-        assert_eq!(rows[1].1.go_version, None, "{rows:?}");
-        let rows = pod(version, &both);
-        assert!(rows.iter().all(|(_, r)| r.go_version.is_none()), "{rows:?}");
-    }
-
     #[test]
     fn a_plus_sign_is_read_from_go_1_26() {
         assert_eq!(Grammar::of(None), OLD);
