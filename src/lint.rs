@@ -344,7 +344,7 @@ pub fn check_file(
         src,
         cfg,
         around: project.around(manifest),
-        partial: manifest.is_some_and(|m| project.is_patch(m)),
+        partial: manifest.and_then(|m| project.patch(m)),
         fx: &fx,
         limit_ranges: &limit_ranges,
         vpas: &vpas,
@@ -457,7 +457,10 @@ pub fn containers(src: &Source, cfg: &Config, project: &Project) -> Vec<Containe
         let annotations = k8s::annotation_maps(&y, &obj, spec.template_metadata);
         let pod = Pod::read(&y, spec);
         for c in &pod.containers {
-            let go = GoView::decide(&y, &annotations, c, cfg, project.around(manifest));
+            let label =
+                crate::runtime::release_label(&y, [spec.template_metadata, obj.metadata], &pod, c);
+            let go =
+                GoView::decide_in_pod(&y, &annotations, c, cfg, project.around(manifest), label);
             rows.push(ContainerRow {
                 file: src.origin.display_name(),
                 line: src.line_col(y.span(c.anchor_node()).start).0,
@@ -571,8 +574,9 @@ struct ObjectChecker<'f, 'y> {
     /// The linted file, when it is one, and the project around it: `ko://` images find their
     /// Go source from here.
     around: crate::runtime::Around<'f>,
-    /// The file is a Kustomize patch (a partial object).
-    partial: bool,
+    /// The file is a Kustomize patch (a partial object), with what it patches: a container the
+    /// base does not have is whole.
+    partial: Option<Arc<crate::k8s::kustomize::Patch>>,
     fx: &'f crate::edit::emit::Emitter<'f, 'y>,
     limit_ranges: &'f [LimitRange<'f>],
     /// Every VPA of the run; each object keeps those that target it.
@@ -589,7 +593,7 @@ impl ObjectChecker<'_, '_> {
             src,
             cfg,
             around,
-            partial,
+            ref partial,
             fx,
             limit_ranges,
             vpas,
@@ -630,6 +634,9 @@ impl ObjectChecker<'_, '_> {
         let vpas: Vec<&Vpa> = vpas.iter().copied().filter(|v| v.targets(obj)).collect();
         let whole_cores = std::cell::OnceCell::new();
         for c in &pod.containers {
+            let partial = partial
+                .as_ref()
+                .is_some_and(|p| p.partial(obj.kind, obj.name, c.name));
             out.containers += 1;
             let start = diags.len();
             let cx = ContainerCtx {
@@ -640,7 +647,19 @@ impl ObjectChecker<'_, '_> {
                 pod: &pod,
                 c,
                 eff: pod.effective(c, &lrs),
-                go: GoView::decide(y, &annotations, c, cfg, around),
+                go: GoView::decide_in_pod(
+                    y,
+                    &annotations,
+                    c,
+                    cfg,
+                    around,
+                    crate::runtime::release_label(
+                        y,
+                        [spec.template_metadata, obj.metadata],
+                        &pod,
+                        c,
+                    ),
+                ),
                 go_note: Default::default(),
                 whole_cores: &whole_cores,
                 limit_ranges: &lrs,

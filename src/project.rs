@@ -9,7 +9,7 @@
 
 use crate::image::Inspected;
 use crate::k8s::index::Index;
-use crate::k8s::kustomize::Patches;
+use crate::k8s::kustomize::{Kustomizations, Patch};
 use crate::runtime::build::Builds;
 use crate::runtime::gomod::Modules;
 use crate::walk::Listings;
@@ -26,7 +26,7 @@ pub struct Project {
     listings: Listings,
     builds: Builds,
     modules: Modules,
-    patches: Patches,
+    kustomizations: Kustomizations,
 }
 
 impl Project {
@@ -37,19 +37,25 @@ impl Project {
         self.listings.forget();
         self.builds.forget();
         self.modules.forget();
-        self.patches.forget();
+        self.kustomizations.forget();
     }
 
     /// Read the build definitions and kustomizations at and above `dir`, ahead of the files
     /// there that will ask.
     pub fn read_around(&self, dir: &Path) {
         self.builds.read_above(&self.listings, dir);
-        self.patches.listed_above(&self.listings, dir);
+        self.kustomizations.listed_above(&self.listings, dir);
     }
 
     /// Whether a kustomization at or above the manifest lists it as a patch (a partial object).
     pub fn is_patch(&self, manifest: &Path) -> bool {
-        self.patches.is_patch(&self.listings, manifest)
+        self.kustomizations.is_patch(&self.listings, manifest)
+    }
+
+    /// The patch a manifest is, with what it patches: a container it adds to the base object is
+    /// whole ([`Patch::partial`]). None when it is no patch.
+    pub fn patch(&self, manifest: &Path) -> Option<std::sync::Arc<Patch>> {
+        self.kustomizations.patch(&self.listings, manifest)
     }
 
     /// What the runtime decision of a container in `manifest` (a file, when it is one) may read
@@ -61,6 +67,7 @@ impl Project {
             builds: &self.builds,
             modules: &self.modules,
             images: &self.images,
+            kustomizations: &self.kustomizations,
         }
     }
 }

@@ -130,11 +130,12 @@ fn gather_kind<'a>(kind: Kind, i: &Inputs<'a, '_>) -> Option<(&'a str, WhyGo<'a>
             Some((value, WhyGo::Annotation { container, value }))
         }
         Kind::ConfigImages => {
-            let name = c.image?;
-            match cfg.go_images.matching(name) {
+            // The image as written, then as Kustomize renders it.
+            let names = || [c.image, named].into_iter().flatten();
+            match names().find_map(|n| cfg.go_images.matching(n)) {
                 Some(pattern) => Some(("go", WhyGo::ConfigImages { go: true, pattern })),
                 None => {
-                    let pattern = cfg.non_go_images.matching(name)?;
+                    let pattern = names().find_map(|n| cfg.non_go_images.matching(n))?;
                     Some(("other", WhyGo::ConfigImages { go: false, pattern }))
                 }
             }

@@ -71,6 +71,12 @@ pub struct GoView<'a> {
     /// What `--inspect-images` could not tell of the image (it could not be read, or its
     /// entrypoint was not found), for the notes.
     pub image_note: Option<String>,
+    /// The image Kustomize renders for the container, when a kustomization renames it: the
+    /// image the decision read.
+    pub renamed: Option<&'a crate::k8s::kustomize::Rename>,
+    /// The pod's `app.kubernetes.io/version`, when it named the release of an image pinned by
+    /// digest alone for the catalog.
+    pub release_label: Option<&'a str>,
 }
 
 /// What the runtime decision may read beyond the manifest: the project files around it and what
@@ -83,6 +89,8 @@ pub struct Around<'p> {
     pub builds: &'p build::Builds,
     pub modules: &'p gomod::Modules,
     pub images: &'p crate::image::Inspected,
+    /// The kustomizations around the manifest: the image Kustomize renders for a container.
+    pub kustomizations: &'p crate::k8s::kustomize::Kustomizations,
 }
 
 /// The CPU numbers a container's GOMAXPROCS depends on.
@@ -524,14 +532,43 @@ impl<'a> GoView<'a> {
         cfg: &'a Config,
         around: Around<'a>,
     ) -> GoView<'a> {
+        GoView::decide_in_pod(y, annotations, c, cfg, around, None)
+    }
+
+    /// As [`GoView::decide`], with the release the pod's labels give the container
+    /// ([`release_label`]).
+    pub fn decide_in_pod(
+        y: &'a Yaml,
+        annotations: &[Option<NodeId>; 2],
+        c: &'a Container,
+        cfg: &'a Config,
+        around: Around<'a>,
+        release_label: Option<&'a str>,
+    ) -> GoView<'a> {
+        // The image as Kustomize renders it, when a kustomization renames it.
+        let renamed = match (c.image, around.manifest) {
+            (Some(image), Some(path)) => around.kustomizations.rename(around.listings, path, image),
+            _ => None,
+        };
+        let reference = renamed.map(|r| r.image.as_str()).or(c.image);
         let main = match (
-            c.image.and_then(|i| i.strip_prefix("ko://")),
+            reference.and_then(|i| i.strip_prefix("ko://")),
             around.manifest,
         ) {
             (Some(import), Some(path)) => around.modules.main_package(path, import),
             _ => None,
         };
-        let image = c.image.map(catalog::ImageRef::parse);
+        let image = reference.map(catalog::ImageRef::parse);
+        // A rename that moves the image to a mirror (`registry.example/mirror/grafana/loki`)
+        // keeps the program: the written name is looked up too, at the rendered tag.
+        let written =
+            renamed
+                .and(c.image)
+                .map(catalog::ImageRef::parse)
+                .map(|w| catalog::ImageRef {
+                    tag: image.and_then(|r| r.tag),
+                    ..w
+                });
         let entry = image
             .and_then(|r| {
                 catalog::lookup_ref(&r).or_else(|| {
@@ -539,6 +576,7 @@ impl<'a> GoView<'a> {
                     catalog::lookup_service(service)
                 })
             })
+            .or_else(|| written.and_then(|w| catalog::lookup_ref(&w)))
             .map(|(e, _)| e);
         let inspected = c.image.and_then(|i| around.images.get(i));
         let facts = inspected
@@ -590,6 +628,7 @@ impl<'a> GoView<'a> {
             });
         let by_image = cfg
             .go_version_by_image(c.image)
+            .or_else(|| cfg.go_version_by_image(renamed.map(|r| r.image.as_str())))
             .map(|(g, pattern)| (Some(g), WhyVersion::Config(Some(pattern), g)));
         let read = facts.and_then(|f| {
             let toolchain = f.go()?.go_version.split(' ').next()?;
@@ -601,7 +640,18 @@ impl<'a> GoView<'a> {
             .map(|g| (Some(g), WhyVersion::GoMod));
         // The catalog places a tagged release on either side of Go 1.25 when it records the
         // releases whose main module says `go 1.25` (derived from every release's go.mod).
-        let placed = match (entry.filter(|e| e.is_go() && !e.go_1_25.is_empty()), image) {
+        // An image pinned by digest alone names no release; the pod's version label does.
+        let labelled = match (image, release_label) {
+            (Some(r), Some(v)) if r.tag.is_none() && r.image.contains('@') => {
+                Some(catalog::ImageRef { tag: Some(v), ..r })
+            }
+            _ => None,
+        };
+        let release = labelled.or(image);
+        let placed = match (
+            entry.filter(|e| e.is_go() && !e.go_1_25.is_empty()),
+            release,
+        ) {
             (Some(e), Some(image)) => catalog::release_in(&image, &e.go_1_25).map(|at| (e, at)),
             _ => None,
         };
@@ -639,12 +689,14 @@ impl<'a> GoView<'a> {
             },
             image: facts,
             image_note,
+            renamed,
+            release_label: labelled.and(placed).and(release_label),
         };
         if is_go {
             view.sizes_gomaxprocs = view.sizing(
                 c,
                 &cfg.sizes_gomaxprocs,
-                image,
+                release,
                 entry,
                 |x| x.gomaxprocs.as_ref(),
                 |f| f.gomaxprocs.as_ref(),
@@ -652,14 +704,14 @@ impl<'a> GoView<'a> {
             view.sizes_gomemlimit = view.sizing(
                 c,
                 &cfg.sizes_gomemlimit,
-                image,
+                release,
                 entry,
                 |x| x.gomemlimit.as_ref(),
                 |f| f.gomemlimit.as_ref(),
             );
             view.gomaxprocs_formula = view
                 .sizes_gomaxprocs
-                .and_then(|s| s.gomaxprocs_formula(image.as_ref()));
+                .and_then(|s| s.gomaxprocs_formula(release.as_ref()));
             // A program that leaves GOMAXPROCS to the Go runtime does not size it: the runtime
             // does, by the version and GODEBUG this view settles ([`GoView::adaptive_gomaxprocs`]),
             // so a stronger source's version or `containermaxprocs=0` is not overruled by a
@@ -686,7 +738,12 @@ impl<'a> GoView<'a> {
         of_entry: impl Fn(&'static catalog::Entry) -> Option<&'static catalog::SelfSizing>,
         of_framework: impl Fn(&'static catalog::Framework) -> Option<&'static catalog::SelfSizing>,
     ) -> Option<Sizing<'a>> {
-        if let Some(pattern) = c.image.and_then(|i| globs.matching(i)) {
+        let rendered = self.renamed.map(|r| r.image.as_str());
+        if let Some(pattern) = [c.image, rendered]
+            .into_iter()
+            .flatten()
+            .find_map(|i| globs.matching(i))
+        {
             return Some(Sizing::Config(pattern));
         }
         // The executable itself: it links the module or it does not. Build info lists modules,
@@ -900,9 +957,16 @@ impl<'a> GoView<'a> {
         let main = self.main.as_deref();
         crate::diagnostic::RuntimeInfo {
             language: self.language.map(str::to_string),
-            evidence: match &self.image_note {
-                Some(n) => format!("{}; {n}", self.why_go.describe()),
-                None => self.why_go.describe(),
+            evidence: {
+                let mut s = self.why_go.describe();
+                for note in [self.renamed.map(|r| r.describe()), self.image_note.clone()]
+                    .into_iter()
+                    .flatten()
+                {
+                    s.push_str("; ");
+                    s.push_str(&note);
+                }
+                s
             },
             assumed: self.is_go && self.assumed(),
             unknown: self.unsettled(),
@@ -938,6 +1002,14 @@ impl<'a> GoView<'a> {
     /// A declared version that a main module's `go` line overruled is named after it.
     pub fn describe_version(&self) -> String {
         let mut s = self.describe_source(self.why_version);
+        if let (Some(v), WhyVersion::Catalog(_) | WhyVersion::CatalogBefore(_)) =
+            (self.release_label, self.why_version)
+        {
+            let _ = write!(
+                s,
+                "; the image is pinned by digest, its release {v} is the pod's label app.kubernetes.io/version"
+            );
+        }
         if let (Some((declared, by)), Some(v)) = (self.overruled, self.version) {
             let _ = write!(
                 s,
@@ -1034,11 +1106,44 @@ impl<'a> GoView<'a> {
             }
             None => s.push_str("; Go version unknown, treated as older than 1.25 (declare it with the annotation golint-k8s.io/go-version or go-version in .golint-k8s.yaml)"),
         }
+        if let Some(r) = self.renamed {
+            let _ = write!(s, "; {}", r.describe());
+        }
         if let Some(n) = &self.image_note {
             let _ = write!(s, "; {n}");
         }
         s
     }
+}
+
+/// The release the pod's labels give a container: `app.kubernetes.io/version` (of the pod
+/// template, else of the object), for the container whose image is named like
+/// `app.kubernetes.io/name` or, failing that, the pod's only container.
+/// `metadata`: the pod template's and the object's metadata.
+pub fn release_label<'y>(
+    y: &'y Yaml,
+    metadata: [Option<NodeId>; 2],
+    pod: &crate::k8s::container::Pod,
+    c: &Container,
+) -> Option<&'y str> {
+    let labels = metadata.map(|m| m.and_then(|m| y.get(m, "labels")));
+    let label = |key: &str| {
+        labels
+            .iter()
+            .flatten()
+            .find_map(|&l| y.get_str(l, key))
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+    };
+    let version = label("app.kubernetes.io/version")?;
+    let named = match (label("app.kubernetes.io/name"), c.image) {
+        (Some(name), Some(image)) => catalog::ImageRef::parse(image)
+            .name
+            .eq_ignore_ascii_case(name),
+        _ => false,
+    };
+    let only = pod.containers.len() == 1;
+    (named || only).then_some(version)
 }
 
 /// Whether the image's entrypoint is what the container runs: a `command` replaces it (unless it
@@ -1449,6 +1554,8 @@ mod tests {
                 godebug: None,
                 image: None,
                 image_note: None,
+                renamed: None,
+                release_label: None,
             }
             .note()
         };

@@ -768,6 +768,55 @@ fn show_containers_lists_each_runtime_decision() {
     );
 }
 
+/// An image pinned by digest alone takes its release from the pod's `app.kubernetes.io/version`,
+/// for the catalog's record of that release: for the container named by
+/// `app.kubernetes.io/name`, or the only one.
+#[test]
+fn a_version_label_names_the_release_of_an_image_pinned_by_digest() {
+    let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    let am = format!("quay.io/prometheus/alertmanager@{digest}");
+    let pg = format!("quay.io/prometheus/pushgateway@{digest}");
+    let versions = |labels: &str, containers: &[(&str, &str)]| {
+        let mut text = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: am\n  labels: {{{labels}}}\nspec:\n  template:\n    spec:\n      containers:\n"
+        );
+        for (name, image) in containers {
+            text.push_str(&format!("      - {{name: {name}, image: \"{image}\"}}\n"));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("am.yaml"), text).unwrap();
+        let out = cmd()
+            .current_dir(dir.path())
+            .args(["lint", "--show-containers", "--format", "json", "am.yaml"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["containers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["runtime"].clone())
+            .collect::<Vec<_>>()
+    };
+    let version = "app.kubernetes.io/version: v0.32.0";
+    let rows = versions(version, &[("am", &am)]);
+    assert_eq!(rows[0]["go_version"], "1.25", "{rows:?}");
+    assert!(
+        rows[0]["go_version_evidence"]
+            .as_str()
+            .unwrap()
+            .contains("app.kubernetes.io/version"),
+        "{rows:?}"
+    );
+    // Two containers: only the one the name label names.
+    let named = format!("{version}, app.kubernetes.io/name: alertmanager");
+    let rows = versions(&named, &[("am", &am), ("pg", &pg)]);
+    assert_eq!(rows[0]["go_version"], "1.25", "{rows:?}");
+    assert_eq!(rows[1]["go_version"], Value::Null, "{rows:?}");
+    let rows = versions(version, &[("am", &am), ("pg", &pg)]);
+    assert!(rows.iter().all(|r| r["go_version"].is_null()), "{rows:?}");
+}
+
 /// `rules --format json` lists every rule with what `rules` prints; a misspelt rule gets the
 /// nearest name, on the command line, in `explain` and in the config.
 #[test]

@@ -23,6 +23,7 @@ mod fixtures;
 mod formats;
 mod gate;
 mod hostile;
+mod kustomize;
 mod lsp;
 mod model;
 mod properties;

@@ -1,0 +1,196 @@
+//! What Kustomize does to a manifest, as the runtime decision and the rules see it: an `images`
+//! entry of a kustomization that includes the manifest renames the image the decision reads, and
+//! a container a patch adds to its base object is whole, so the rules that report something
+//! missing run on it.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// A repository in a temporary directory: `.git` marks its root, as in a checkout.
+fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn run(dir: &std::path::Path, args: &[&str]) -> Value {
+    let out = Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(dir)
+        .args(["lint", "--format", "json"])
+        .args(args)
+        .arg(".")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code() == Some(0) || out.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The runtime decision of the container named `name`.
+fn runtime(v: &Value, name: &str) -> Value {
+    v["containers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["container"] == name)
+        .unwrap_or_else(|| panic!("no container {name} in {v}"))["runtime"]
+        .clone()
+}
+
+fn deployment(name: &str, containers: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {name}\nspec:\n  template:\n    spec:\n      containers:\n{containers}"
+    )
+}
+
+fn container(name: &str, image: &str, more: &str) -> String {
+    format!(
+        "        - name: {name}\n          image: {image}\n{more}          resources:\n            limits: {{cpu: \"1\", memory: 1Gi}}\n"
+    )
+}
+
+/// A kubebuilder project names its image `controller` in config/manager/manager.yaml and the
+/// real one in a kustomization above it; the root Dockerfile builds it from the root go.mod.
+#[test]
+fn a_kustomization_images_entry_renames_the_image_the_decision_reads() {
+    let manager = deployment(
+        "controller-manager",
+        &container("manager", "controller:latest", ""),
+    );
+    let monitor = deployment(
+        "monitor",
+        &(container("prom", "prometheus", "") + &container("logs", "grafana/loki", "")),
+    );
+    let dir = tree(&[
+        ("go.mod", "module github.com/acme/foo-manager\n\ngo 1.24.0\n"),
+        ("cmd/main.go", "package main\n\nfunc main() {}\n"),
+        (
+            "Dockerfile",
+            "FROM golang:1.24 AS builder\nCOPY . .\nRUN go build -o manager cmd/main.go\nFROM gcr.io/distroless/static:nonroot\nCOPY --from=builder /manager .\nENTRYPOINT [\"/manager\"]\n",
+        ),
+        ("config/manager/manager.yaml", &manager),
+        ("config/manager/kustomization.yaml", "resources:\n- manager.yaml\n"),
+        (
+            "config/default/kustomization.yaml",
+            "resources:\n- ../manager\nimages:\n- name: controller\n  newName: quay.io/acme/foo-manager\n  newTag: v1.2.0\n",
+        ),
+        ("deploy/monitor.yaml", &monitor),
+        (
+            "deploy/kustomization.yaml",
+            "resources:\n- monitor.yaml\nimages:\n- name: prometheus\n  newName: quay.io/prometheus/prometheus\n  newTag: v2.40.0\n- name: grafana/loki\n  newName: registry.example/mirror/grafana/loki\n  newTag: 2.9.1\n",
+        ),
+    ]);
+    let v = run(dir.path(), &["--show-containers"]);
+    let manager = runtime(&v, "manager");
+    assert_eq!(manager["language"], "go", "{manager}");
+    assert_eq!(manager["go_version"], "1.24", "{manager}");
+    let evidence = manager["evidence"].as_str().unwrap();
+    assert!(
+        evidence.contains(
+            "image controller renamed by config/default/kustomization.yaml to quay.io/acme/foo-manager:v1.2.0"
+        ),
+        "{evidence}"
+    );
+    // The catalog reads the rendered image.
+    let prom = runtime(&v, "prom");
+    assert_eq!(prom["language"], "go", "{prom}");
+    assert!(
+        prom["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("quay.io/prometheus/prometheus:v2.40.0 is Prometheus"),
+        "{prom}"
+    );
+    // A mirror keeps the program of the name written.
+    assert_eq!(runtime(&v, "logs")["language"], "go");
+}
+
+/// Findings of `code` on the container named `name`.
+fn findings_on(v: &Value, code: &str, name: &str) -> usize {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code && f["container"] == name)
+        .count()
+}
+
+/// A patch that adds a sidecar: the sidecar is a whole container (its missing GOMEMLIMIT is
+/// reported), the container it patches is partial (its base may set GOMEMLIMIT).
+#[test]
+fn a_container_a_patch_adds_is_whole() {
+    let go = "          env:\n            - {name: GOGC, value: \"100\"}\n";
+    let base = deployment("api", &container("api", "ghcr.io/acme/api:1.0", go));
+    let patch = deployment(
+        "api",
+        &(container("api", "ghcr.io/acme/api:1.0", go)
+            + &container("sidecar", "ghcr.io/acme/sidecar:1.0", go)),
+    );
+    let orphan = deployment(
+        "elsewhere",
+        &container("helper", "ghcr.io/acme/helper:1.0", go),
+    );
+    let dir = tree(&[
+        ("base/deployment.yaml", &base),
+        ("base/kustomization.yaml", "resources:\n- deployment.yaml\n"),
+        ("overlay/sidecar.yaml", &patch),
+        ("overlay/orphan.yaml", &orphan),
+        (
+            "overlay/kustomization.yaml",
+            "resources:\n- ../base\npatches:\n- path: sidecar.yaml\npatchesStrategicMerge:\n- orphan.yaml\n",
+        ),
+    ]);
+    let v = run(dir.path(), &[]);
+    assert_eq!(findings_on(&v, "GK101", "sidecar"), 1, "{v}");
+    // The patched container, and one of an object the base does not have, stay partial.
+    let patched: Vec<_> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "GK101" && f["file"].as_str().unwrap().contains("overlay"))
+        .map(|f| f["container"].clone())
+        .collect();
+    assert_eq!(patched, [Value::from("sidecar")], "{v}");
+    // The base's own container is whole, as before.
+    assert_eq!(findings_on(&v, "GK101", "api"), 1, "{v}");
+}
+
+/// The config's image patterns name images as they run: a pattern for the rendered image
+/// matches a container whose manifest writes the placeholder.
+#[test]
+fn config_image_patterns_match_the_rendered_image() {
+    let manager = deployment(
+        "controller-manager",
+        &container("manager", "controller:latest", ""),
+    );
+    let dir = tree(&[
+        (
+            ".golint-k8s.yaml",
+            "non-go-images: [\"quay.io/acme/*\"]\n",
+        ),
+        ("config/manager/manager.yaml", &manager),
+        (
+            "config/manager/kustomization.yaml",
+            "resources:\n- manager.yaml\nimages:\n- name: controller\n  newName: quay.io/acme/foo-manager\n  newTag: v1.2.0\n",
+        ),
+    ]);
+    let v = run(dir.path(), &["--show-containers"]);
+    let manager = runtime(&v, "manager");
+    assert_eq!(manager["language"], "other", "{manager}");
+    assert!(
+        manager["evidence"]
+            .as_str()
+            .unwrap()
+            .contains("non-go-images \"quay.io/acme/*\""),
+        "{manager}"
+    );
+}
