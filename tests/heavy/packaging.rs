@@ -535,6 +535,9 @@ fn the_release_workflow_and_the_action_agree() {
         ("args", ""),
         ("sarif", "false"),
         ("inspect-images", "true"),
+        ("fail-on", "warning"),
+        ("config", ""),
+        ("working-directory", "."),
     ] {
         assert_eq!(inputs[name]["default"], default, "input {name}");
     }
@@ -562,7 +565,21 @@ fn the_release_workflow_and_the_action_agree() {
         .as_str()
         .unwrap()
         .starts_with("github/codeql-action/upload-sarif@"));
-    assert_eq!(upload["if"], "inputs.sarif == 'true'");
+    // Skipped on a pull request from a fork, whose token cannot write security events.
+    let condition = upload["if"].as_str().unwrap();
+    assert!(condition.starts_with("inputs.sarif == 'true' && "), "{condition}");
+    assert!(
+        condition.contains("github.event.pull_request.head.repo.full_name == github.repository"),
+        "{condition}"
+    );
+    for s in steps.as_array().unwrap() {
+        if s.get("run").is_some() && s["id"] != "install" {
+            assert_eq!(
+                s["working-directory"], "${{ inputs.working-directory }}",
+                "{s}"
+            );
+        }
+    }
 
     // Which archive the install step asks for on each runner: exactly the release's five.
     let install = script(step(steps, "id", "install"));
@@ -795,6 +812,7 @@ fn the_action_installs_and_runs_what_the_release_archives() {
         ("INPUT_PATHS", "examples/deployment.yaml"),
         ("INPUT_ARGS", "--node-cpus 8 --ignore GK102"),
         ("INPUT_FORMAT", "github"),
+        ("INPUT_FAIL_ON", "warning"),
     ];
     let out = run.step(lint, &inputs);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -814,6 +832,44 @@ fn the_action_installs_and_runs_what_the_release_archives() {
         "{annotations}"
     );
 
+    // `fail-on: error` lets the warnings pass; the errors of the example still fail it.
+    let mut only_errors = inputs.to_vec();
+    only_errors[4] = ("INPUT_FAIL_ON", "error");
+    only_errors[2] = ("INPUT_ARGS", "--node-cpus 8 --select GK2");
+    let out = run.step(lint, &only_errors);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A `config` input replaces the config found beside the files.
+    let config = run.file("off.yaml");
+    std::fs::write(&config, "rules: {GK201: off, GK203: off}\n").unwrap();
+    let config_text = config.to_string_lossy().into_owned();
+    let mut configured = inputs.to_vec();
+    configured[2] = ("INPUT_ARGS", "--select GK2");
+    configured.push(("INPUT_CONFIG", &config_text));
+    let out = run.step(lint, &configured);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // The report step counts the findings for the outputs and writes the job summary.
+    let report = script(step(steps, "id", "report"));
+    let summary = run.file("step-summary.md");
+    let report_file = run.file("report.json");
+    let summary_text = summary.to_string_lossy().into_owned();
+    let report_text = report_file.to_string_lossy().into_owned();
+    let mut env = inputs.to_vec();
+    env.push(("GITHUB_STEP_SUMMARY", &summary_text));
+    env.push(("REPORT_FILE", &report_text));
+    let out = run.step(report, &env);
+    assert!(out.status.success(), "{}", text(&out));
+    let report_json: Value = serde_json::from_slice(&std::fs::read(&report_file).unwrap()).unwrap();
+    let total = report_json["summary"]["findings"].as_u64().unwrap();
+    assert!(total > 0);
+    assert_eq!(run.outputs()["findings"], total.to_string());
+    let summary = std::fs::read_to_string(&summary).unwrap();
+    let errors = report_json["summary"]["by_severity"]["error"].as_u64().unwrap();
+    assert!(
+        summary.contains(&format!("| 1 | {total} | {errors} |")),
+        "{summary}"
+    );
+
     // With inspect-images (the input's default) the lint reads the images, here from the cache
     // alone (`--offline`), which the step names through GOLINT_K8S_CACHE.
     let cache_dir = tempfile::tempdir().unwrap();
@@ -823,6 +879,7 @@ fn the_action_installs_and_runs_what_the_release_archives() {
         ("INPUT_PATHS", "examples/deployment.yaml"),
         ("INPUT_ARGS", "--offline --node-cpus 8"),
         ("INPUT_FORMAT", "github"),
+        ("INPUT_FAIL_ON", "warning"),
         ("INPUT_INSPECT_IMAGES", "true"),
         ("GOLINT_K8S_CACHE", cache_path.as_str()),
     ];
