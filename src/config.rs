@@ -18,6 +18,20 @@ use crate::yaml::{self, NodeId, Yaml};
 
 pub const FILE_NAME: &str = crate::walk::CONFIG_FILE_NAMES[0];
 
+/// The values of `fail-on`, as `--fail-on` takes them.
+pub const FAIL_ON: [&str; 3] = ["error", "warning", "info"];
+/// The values of `format`, as `--format` takes them.
+pub const FORMATS: [&str; 8] = [
+    "human",
+    "concise",
+    "json",
+    "sarif",
+    "github",
+    "gitlab",
+    "junit",
+    "checkstyle",
+];
+
 pub use crate::walk::SKIPPED_DIRS;
 /// Every top-level key a config may have; `schema/golint-k8s.schema.json` has exactly these.
 pub const KEYS: &[&str] = &[
@@ -37,6 +51,8 @@ pub const KEYS: &[&str] = &[
     "per-file-ignores",
     "pod-spec-paths",
     "inspect-images",
+    "fail-on",
+    "format",
     "image-registries",
 ];
 
@@ -160,6 +176,10 @@ pub struct Config {
     /// Read the images of this file's containers from their registries, as
     /// `lint --inspect-images` does for every file.
     pub inspect_images: bool,
+    /// `fail-on` and `format`: the run's threshold and report format when the command line
+    /// gives none, read from the config that governs the current directory.
+    pub fail_on: Option<String>,
+    pub format: Option<String>,
     /// `image-registries`: registries (host, host:port, `*.domain`) read besides the public
     /// ones, at any address (docs/images.md).
     pub image_registries: Vec<String>,
@@ -188,6 +208,8 @@ impl Default for Config {
             pod_spec_paths: Vec::new(),
             inspect_images: false,
             image_registries: Vec::new(),
+            fail_on: None,
+            format: None,
         }
     }
 }
@@ -366,6 +388,8 @@ impl Config {
             format!("per-file-ignores: {{{}}}", ignores.join(", ")),
             format!("pod-spec-paths: {}", self.pod_spec_paths.len()),
             format!("inspect-images: {}", self.inspect_images),
+            format!("fail-on: {}", opt(self.fail_on.clone())),
+            format!("format: {}", opt(self.format.clone())),
         ]
         .join("\n")
     }
@@ -457,6 +481,8 @@ impl Config {
                 }
                 "assume-go" => cfg.assume_go = AssumeGo::of(p.bool(v)?),
                 "inspect-images" => cfg.inspect_images = p.bool(v)?,
+                "fail-on" => cfg.fail_on = Some(p.one_of(v, "fail-on", &FAIL_ON)?),
+                "format" => cfg.format = Some(p.one_of(v, "format", &FORMATS)?),
                 "image-registries" => {
                     for i in p.seq(v)? {
                         cfg.image_registries.push(p.string(i)?.to_string());
@@ -658,6 +684,18 @@ impl<F: Fn(usize, String) -> ConfigError> ConfigReader<'_, '_, F> {
         self.y
             .str(n)
             .ok_or_else(|| self.at(n, "expected a single value".into()))
+    }
+
+    /// A value from a closed list of names.
+    fn one_of(&self, n: NodeId, key: &str, names: &[&str]) -> Result<String, ConfigError> {
+        let v = self.string(n)?;
+        match names.contains(&v) {
+            true => Ok(v.to_string()),
+            false => Err(self.at(
+                n,
+                format!("{key} must be one of {}, not {v:?}", names.join(", ")),
+            )),
+        }
     }
 
     fn bool(&self, n: NodeId) -> Result<bool, ConfigError> {

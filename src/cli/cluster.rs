@@ -80,8 +80,8 @@ pub fn run(a: ClusterArgs) -> i32 {
     use crate::cluster::{audit, fetch, Inventory};
     use std::io::IsTerminal;
 
-    let la = a.lint_args();
-    let mut p = match super::lint::prepare(&la) {
+    let mut la = a.lint_args();
+    let mut p = match super::lint::prepare(&mut la) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };

@@ -84,8 +84,8 @@ impl FileFix {
     }
 }
 
-pub fn run(a: FixArgs) -> i32 {
-    let mut p = match prepare(&a.common) {
+pub fn run(mut a: FixArgs) -> i32 {
+    let mut p = match prepare(&mut a.common) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };

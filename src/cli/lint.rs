@@ -25,8 +25,11 @@ const PROGRESS_MIN_FILES: usize = 2000;
 /// the report is written and judged.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// How findings are written.
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    /// How findings are written [default: the config's `format`, else human].
+    #[arg(long = "format", value_enum, value_name = "FORMAT")]
+    pub format_flag: Option<Format>,
+    /// The format in force: the flag, else the config's, else human ([`ReportArgs::settle`]).
+    #[arg(skip = Format::Human)]
     pub format: Format,
     /// Write the report to this file instead of standard output.
     #[arg(long, short = 'o')]
@@ -40,8 +43,12 @@ pub struct ReportArgs {
     /// Skip these rules (codes, names or blocks like GK2), comma-separated or repeated.
     #[arg(long, value_delimiter = ',')]
     pub ignore: Vec<String>,
-    /// Exit 1 when a finding has at least this severity.
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    /// Exit 1 when a finding has at least this severity [default: the config's `fail-on`, else
+    /// warning].
+    #[arg(long = "fail-on", value_enum, value_name = "SEVERITY")]
+    pub fail_on_flag: Option<FailOn>,
+    /// The threshold in force, as `format` is.
+    #[arg(skip = FailOn::Warning)]
     pub fail_on: FailOn,
     /// Go version (e.g. 1.25) of the containers whose version nothing else shows: the annotation,
     /// config go-versions, the image's build info, the catalog and the repository's go.mod rank
@@ -241,7 +248,33 @@ fn selection(a: &LintArgs) -> Result<Selection, Error> {
 }
 
 /// Check the arguments, find the inputs and say what could not be walked.
-pub fn prepare(a: &LintArgs) -> Result<Run, Error> {
+impl ReportArgs {
+    /// The format and threshold in force: the flags, else the config that governs the current
+    /// directory (or `--config`), else human and warning. A run has one of each, so the config
+    /// read is the one at the root of what is linted, as ruff reads its `output-format`.
+    pub fn settle(&mut self, run: &Run) -> Result<(), Error> {
+        let cfg = run.finder.for_file(Path::new(crate::config::FILE_NAME))?;
+        // The config checked the names against the same lists (`config::FORMATS`, `FAIL_ON`).
+        let named = |name: &Option<String>| name.as_deref().map(str::to_string);
+        self.format = match (self.format_flag, named(&cfg.format)) {
+            (Some(f), _) => f,
+            (None, Some(name)) => {
+                <Format as clap::ValueEnum>::from_str(&name, false).map_err(Error::Usage)?
+            }
+            (None, None) => Format::Human,
+        };
+        self.fail_on = match (self.fail_on_flag, named(&cfg.fail_on)) {
+            (Some(f), _) => f,
+            (None, Some(name)) => {
+                <FailOn as clap::ValueEnum>::from_str(&name, false).map_err(Error::Usage)?
+            }
+            (None, None) => FailOn::Warning,
+        };
+        Ok(())
+    }
+}
+
+pub fn prepare(a: &mut LintArgs) -> Result<Run, Error> {
     let sel = selection(a)?;
     let globs = |list: &[String], flag: &str| -> Result<Option<crate::config::Globs>, Error> {
         if list.is_empty() {
@@ -299,6 +332,7 @@ pub fn prepare(a: &LintArgs) -> Result<Run, Error> {
     for n in &run.notes {
         say!("{n}");
     }
+    a.report.settle(&run)?;
     Ok(run)
 }
 
@@ -362,11 +396,11 @@ pub fn inspect_images(p: &mut Run, a: &ImageArgs) {
     }
 }
 
-pub fn run(a: LintArgs) -> i32 {
+pub fn run(mut a: LintArgs) -> i32 {
     if a.show_settings {
         return show_settings(&a);
     }
-    let mut p = match prepare(&a) {
+    let mut p = match prepare(&mut a) {
         Ok(p) => p,
         Err(e) => return super::fail(e),
     };
@@ -749,7 +783,7 @@ fn show_settings(a: &LintArgs) -> i32 {
         Err(e) => return super::fail(e.into()),
     };
     // Only the config finder is wanted: no paths are walked.
-    let p = match prepare(&LintArgs {
+    let p = match prepare(&mut LintArgs {
         paths: vec![],
         helm: None,
         chart: None,

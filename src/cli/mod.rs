@@ -155,3 +155,30 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Explain { rule } => rules::explain(&rule),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The config's `format` and `fail-on` take exactly the values of the flags they stand in
+    /// for: the config checks a name against its list, the command line parses it.
+    #[test]
+    fn config_names_are_the_values_of_the_flags() {
+        let names = |variants: &[clap::builder::PossibleValue]| {
+            variants
+                .iter()
+                .map(|v| v.get_name().to_string())
+                .collect::<Vec<_>>()
+        };
+        let formats: Vec<_> = Format::value_variants()
+            .iter()
+            .filter_map(|f| f.to_possible_value())
+            .collect();
+        assert_eq!(names(&formats), crate::config::FORMATS);
+        let fail_on: Vec<_> = FailOn::value_variants()
+            .iter()
+            .filter_map(|f| f.to_possible_value())
+            .collect();
+        assert_eq!(names(&fail_on), crate::config::FAIL_ON);
+    }
+}

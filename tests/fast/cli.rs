@@ -1254,3 +1254,43 @@ fn only_manifests_are_judged_in_a_repository() {
         "{v:#}"
     );
 }
+
+/// `fail-on` and `format` in the config that governs the directory a run starts in apply when
+/// the flags are not given; the flags win; a value the flag would refuse is a config error.
+#[test]
+fn fail_on_and_format_come_from_the_config_unless_the_flags_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    std::fs::write(d.join("api.yaml"), BAD).unwrap();
+    std::fs::write(
+        d.join(".golint-k8s.yaml"),
+        "fail-on: error\nformat: concise\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        cmd()
+            .current_dir(d)
+            .arg("lint")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    // BAD's findings are warnings and info: below the configured threshold.
+    let out = run(&["."]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("api.yaml:"), "{text}");
+    let out = run(&[".", "--fail-on", "warning", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(!v["findings"].as_array().unwrap().is_empty());
+    std::fs::write(d.join(".golint-k8s.yaml"), "format: xml\n").unwrap();
+    let out = run(&["."]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("format must be one of human, concise"),
+        "{err}"
+    );
+}
