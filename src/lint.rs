@@ -142,7 +142,9 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     let (line, col) = src.line_col(src.text.len());
     let mut d = crate::rules::gk000::undecodable(err.message());
     d.fingerprint = crate::fingerprint::of(&name, &d);
-    let text = String::from_utf8_lossy(&text_for_positions);
+    // A file too large to read may be a manifest: only what was read can say it is not one.
+    let names_keys = matches!(err, crate::source::DecodeError::TooLarge { .. })
+        || names_manifest_keys(&String::from_utf8_lossy(&text_for_positions));
     let report = FileReport {
         name,
         origin,
@@ -159,7 +161,7 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
         source: None,
         skipped: None,
     };
-    only_manifests(report, names_manifest_keys(&text))
+    only_manifests(report, names_keys)
 }
 
 /// Lint a decoded source on its own, as a run of that one file (the project files around it are

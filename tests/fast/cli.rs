@@ -518,12 +518,18 @@ fn closed_pipe_does_not_panic() {
 fn hostile_inputs_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
-    std::fs::write(p.join("deep.yaml"), "[".repeat(10_000)).unwrap();
+    // Broken manifests (they name apiVersion and kind), so that they are judged.
+    let manifest = "apiVersion: v1\nkind: List\n";
+    std::fs::write(
+        p.join("deep.yaml"),
+        format!("{manifest}items: {}", "[".repeat(10_000)),
+    )
+    .unwrap();
     std::fs::write(
         p.join("deep-block.yaml"),
         (0..10_000)
             .map(|i| format!("{}k:\n", " ".repeat(i)))
-            .collect::<String>(),
+            .fold(manifest.to_string(), |s, l| s + &l),
     )
     .unwrap();
     let mut bomb = String::from(

@@ -629,7 +629,8 @@ fn items_of_one_document_cost_what_separate_documents_cost() {
 // Deep nesting, long lines, size caps.
 
 /// 10,000 levels of nesting in each syntax: GK000 at the line and column where the nesting limit
-/// is crossed, and `fix` leaves the file alone.
+/// is crossed in a manifest, a note that says the same of any other file, and `fix` leaves the
+/// file alone.
 #[test]
 #[cfg_attr(
     not(feature = "heavy-tests"),
@@ -665,9 +666,33 @@ fn ten_thousand_nesting_levels_are_an_error_at_a_place() {
             Input::Null,
         );
         ran.sane();
-        assert_eq!(ran.code, Some(1), "{name}: {}", ran.stderr);
+        // Nothing of a manifest in it: not judged, but the note still says where it breaks.
+        assert_eq!(ran.code, Some(0), "{name}: {}", ran.stderr);
+        let place = at.strip_prefix(&format!("{name}:")).unwrap();
         assert!(
-            ran.out().starts_with(&format!("{at} error GK000")),
+            ran.stderr.contains(&format!("note: {name}: not linted"))
+                && ran.stderr.contains(&format!("({place} invalid YAML")),
+            "{name}: {}",
+            ran.stderr
+        );
+        // In a manifest's stream, the same nesting is GK000 at the same place, three lines on.
+        let manifest = format!("apiVersion: v1\nkind: List\n---\n{text}");
+        let as_manifest = format!("manifest-{name}");
+        write(&dir.path().join(&as_manifest), &manifest);
+        let ran = run(
+            dir.path(),
+            &["lint", "--format", "concise", &as_manifest],
+            Input::Null,
+        );
+        ran.sane();
+        assert_eq!(ran.code, Some(1), "{name}: {}", ran.stderr);
+        let (line, rest) = place.split_once(':').unwrap();
+        let shifted = format!(
+            "{as_manifest}:{}:{rest}",
+            line.parse::<usize>().unwrap() + 3
+        );
+        assert!(
+            ran.out().starts_with(&format!("{shifted} error GK000")),
             "{name}: {}",
             ran.out()
         );

@@ -567,7 +567,10 @@ fn the_release_workflow_and_the_action_agree() {
         .starts_with("github/codeql-action/upload-sarif@"));
     // Skipped on a pull request from a fork, whose token cannot write security events.
     let condition = upload["if"].as_str().unwrap();
-    assert!(condition.starts_with("inputs.sarif == 'true' && "), "{condition}");
+    assert!(
+        condition.starts_with("inputs.sarif == 'true' && "),
+        "{condition}"
+    );
     assert!(
         condition.contains("github.event.pull_request.head.repo.full_name == github.repository"),
         "{condition}"
@@ -864,7 +867,9 @@ fn the_action_installs_and_runs_what_the_release_archives() {
     assert!(total > 0);
     assert_eq!(run.outputs()["findings"], total.to_string());
     let summary = std::fs::read_to_string(&summary).unwrap();
-    let errors = report_json["summary"]["by_severity"]["error"].as_u64().unwrap();
+    let errors = report_json["summary"]["by_severity"]["error"]
+        .as_u64()
+        .unwrap();
     assert!(
         summary.contains(&format!("| 1 | {total} | {errors} |")),
         "{summary}"
