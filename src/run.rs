@@ -66,9 +66,17 @@ impl Run {
         };
         let found = match (&o.helm, &chart) {
             (Some(h), Some(c)) => Found::rendered(h, c)?,
-            _ => Found::walked(&o.paths, |dir| {
-                skips_vendored(&finder, o.exclude.is_some(), dir)
-            }),
+            _ => Found::walked(
+                &o.paths,
+                |dir| skips_vendored(&finder, o.exclude.is_some(), dir),
+                // A chart is excluded as its Chart.yaml would be.
+                |chart| {
+                    let file = chart.join("Chart.yaml");
+                    finder
+                        .for_file(&file)
+                        .is_ok_and(|cfg| is_excluded(&o.exclude, &o.extend_exclude, &cfg, &file))
+                },
+            ),
         };
         Ok(Run {
             sel: o.sel,
@@ -87,6 +95,7 @@ impl Run {
             },
             chart,
             notes: found.notes,
+            rendered_charts: found.rendered_charts,
         })
     }
 }
@@ -109,6 +118,7 @@ impl Run {
             stdin_name: "-".to_string(),
             chart: None,
             notes: Vec::new(),
+            rendered_charts: HashMap::new(),
         }
     }
 
@@ -155,6 +165,8 @@ struct Found {
     had_error: bool,
     walk_errors: Vec<output::InputError>,
     notes: Vec<String>,
+    /// The charts a walk rendered, by the name their render is reported under.
+    rendered_charts: HashMap<String, crate::helm::Chart>,
 }
 
 impl Found {
@@ -171,11 +183,52 @@ impl Found {
             had_error: false,
             walk_errors: Vec::new(),
             notes: Vec::new(),
+            rendered_charts: HashMap::new(),
         })
     }
 
+    /// A Helm chart met in a walk: what `helm template` renders of it with the chart's own
+    /// values, named after the chart, as `--helm` would lint it. Without `helm`, or when the
+    /// render fails, the chart is an input that could not be linted: listed with the others in
+    /// every format, and the findings are incomplete (exit 2), so that a repository of charts
+    /// never passes on nothing.
+    fn render_walked_chart(&mut self, dir: &Path) {
+        let shown = dir.display().to_string();
+        let rendered = crate::helm::Chart::open(dir).and_then(|chart| {
+            let bytes = crate::helm::render(dir, "release-name", &[], &[])?;
+            Ok((chart, bytes))
+        });
+        match rendered {
+            Ok((chart, bytes)) => {
+                let name = format!("{shown} (helm template)");
+                self.notes.push(format!(
+                    "note: {shown} is a Helm chart: linted as `helm template` renders it with the chart's own values"
+                ));
+                self.rendered_charts.insert(name.clone(), chart);
+                self.inputs.push(Input::Rendered {
+                    name,
+                    config_path: dir.join("Chart.yaml"),
+                    bytes,
+                });
+            }
+            Err(why) => {
+                let message = format!("a Helm chart, not linted: {why}");
+                self.notes.push(format!("error: {shown}: {message}"));
+                self.walk_errors.push(output::InputError {
+                    path: Some(shown),
+                    message,
+                });
+                self.had_error = true;
+            }
+        }
+    }
+
     /// The files under the named paths, and why any could not be read.
-    fn walked(paths: &[String], skip_vendored: impl Fn(&Path) -> bool) -> Found {
+    fn walked(
+        paths: &[String],
+        skip_vendored: impl Fn(&Path) -> bool,
+        excluded_chart: impl Fn(&Path) -> bool,
+    ) -> Found {
         let walked = walk::collect(paths, skip_vendored);
         let mut notes = Vec::new();
         for (p, m) in &walked.errors {
@@ -187,21 +240,18 @@ impl Found {
         for (p, m) in &walked.refused {
             notes.push(format!("note: {p}: {m}"));
         }
-        for c in &walked.charts {
-            notes.push(format!(
-                "note: {} is a Helm chart: its templates are not YAML until rendered, so they were skipped; lint the rendered output with `helm template RELEASE {} | golint-k8s lint -`",
-                c.display(),
-                c.display()
-            ));
-        }
         // A typo in a path, or a directory of other files: zero files linted is no pass.
-        if walked.inputs.is_empty() && walked.errors.is_empty() && walked.refused.is_empty() {
+        if walked.inputs.is_empty()
+            && walked.charts.is_empty()
+            && walked.errors.is_empty()
+            && walked.refused.is_empty()
+        {
             notes.push(format!(
                 "warning: no YAML or JSON files found under {}: nothing was linted",
                 paths.join(", ")
             ));
         }
-        Found {
+        let mut found = Found {
             had_error: !walked.errors.is_empty(),
             // Refused links are listed with the unread inputs (a report must not look complete
             // without them), but are no I/O failure: the exit code is the findings'.
@@ -216,7 +266,19 @@ impl Found {
                 .collect(),
             inputs: walked.inputs,
             notes,
+            rendered_charts: HashMap::new(),
+        };
+        // A subchart renders as part of the chart that holds it.
+        let charts = &walked.charts;
+        for c in charts {
+            let inside_another = charts
+                .iter()
+                .any(|other| other != c && c.starts_with(other.join("charts")));
+            if !inside_another && !excluded_chart(c) {
+                found.render_walked_chart(c);
+            }
         }
+        found
     }
 }
 
@@ -243,6 +305,8 @@ pub struct Run {
     pub stdin_name: String,
     /// The chart whose renders are linted (`--helm`, `--chart`).
     pub chart: Option<crate::helm::Chart>,
+    /// The charts a walk met and rendered, by the name each render is reported under.
+    rendered_charts: HashMap<String, crate::helm::Chart>,
     /// What finding the inputs had to say: unreadable paths (`error: …`), links not followed and
     /// charts skipped (`note: …`), for the front end to show.
     pub notes: Vec<String>,
@@ -308,16 +372,7 @@ impl Run {
     /// given, else by its config's `exclude`. Command-line globs match the path as the walk names
     /// it, without a leading `./`.
     fn excluded(&self, cfg: &Config, path: &Path) -> bool {
-        let walked = path.to_string_lossy();
-        let walked = walked.strip_prefix("./").unwrap_or(&walked);
-        let by = |g: &Option<crate::config::Globs>| {
-            g.as_ref().is_some_and(|g| g.matching(walked).is_some())
-        };
-        by(&self.extend_exclude)
-            || match &self.exclude {
-                Some(_) => by(&self.exclude),
-                None => excluded(cfg, path),
-            }
+        is_excluded(&self.exclude, &self.extend_exclude, cfg, path)
     }
 
     /// Read what linting the input files will ask of the tree around them (build files and
@@ -512,11 +567,17 @@ pub fn lint_loaded(
     cfg: &Config,
 ) -> FileReport {
     match loaded {
-        Ok(src) => lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
-            if let Some(chart) = &p.chart {
-                crate::helm::annotate(y, diags, chart);
-            }
-        }),
+        Ok(src) => {
+            let chart = p.chart.as_ref().or_else(|| match &src.origin {
+                Origin::Stdin(name) => p.rendered_charts.get(name),
+                Origin::File(_) => None,
+            });
+            lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
+                if let Some(chart) = chart {
+                    crate::helm::annotate(y, diags, chart);
+                }
+            })
+        }
         Err(failure) => decode_failure(*failure),
     }
 }
@@ -581,6 +642,24 @@ fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
 #[cfg(not(unix))]
 fn open_input(path: &Path) -> std::io::Result<(std::fs::File, Vec<u8>)> {
     Ok((std::fs::File::open(path)?, Vec::new()))
+}
+
+/// [`Run::excluded`], before the run exists: the walk asks it of the charts it found.
+fn is_excluded(
+    exclude: &Option<crate::config::Globs>,
+    extend_exclude: &Option<crate::config::Globs>,
+    cfg: &Config,
+    path: &Path,
+) -> bool {
+    let walked = path.to_string_lossy();
+    let walked = walked.strip_prefix("./").unwrap_or(&walked);
+    let by =
+        |g: &Option<crate::config::Globs>| g.as_ref().is_some_and(|g| g.matching(walked).is_some());
+    by(extend_exclude)
+        || match exclude {
+            Some(_) => by(exclude),
+            None => excluded(cfg, path),
+        }
 }
 
 fn excluded(cfg: &Config, path: &Path) -> bool {

@@ -71,6 +71,13 @@ impl FileFix {
     }
 
     /// A file that could not be decoded: reported, never touched.
+    /// A chart a walk rendered: linted, never fixed here, for its text is the render's.
+    fn rendered_chart(report: FileReport) -> FileFix {
+        let mut f = FileFix::undecodable(report);
+        f.note = Some("rendered from a Helm chart, so not fixed here: the fix belongs in the chart (`golint-k8s fix --helm CHART` prints the values change)".into());
+        f
+    }
+
     fn undecodable(report: FileReport) -> FileFix {
         FileFix {
             name: report.name.clone(),
@@ -113,6 +120,10 @@ pub fn run(mut a: FixArgs) -> i32 {
     let writer = Writer::cleaning_up_on_signals();
     let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
+        // Standard input is fixed on its own (above): a text named so here is a chart's render.
+        Ok(src) if matches!(src.origin, Origin::Stdin(_)) => {
+            FileFix::rendered_chart(crate::run::lint_loaded(&p, Ok(src), cfg))
+        }
         Ok(src) => settle(
             &a,
             fix_source(src, cfg, &p.sel, &p.project, a.unsafe_fixes),

@@ -206,7 +206,7 @@ pub fn render(
 ) -> Result<Vec<u8>, String> {
     let Some(helm) = find_on_path("helm") else {
         return Err(format!(
-            "--helm runs `helm template`, and no `helm` was found on PATH. Install Helm 3 (https://helm.sh/docs/intro/install/; with Go: `go install helm.sh/helm/v3/cmd/helm@v3.22.0`), or render the chart yourself: `helm template {release} {} | golint-k8s lint -`",
+            "rendering a Helm chart runs `helm template`, and no `helm` was found on PATH. Install Helm 3 (https://helm.sh/docs/intro/install/; with Go: `go install helm.sh/helm/v3/cmd/helm@v3.22.0`), or render the chart yourself: `helm template {release} {} | golint-k8s lint -`",
             chart.display()
         ));
     };

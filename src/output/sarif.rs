@@ -266,12 +266,19 @@ impl Format for Sarif {
         Ok(())
     }
 
-    fn finish(&self, w: Written, _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+    fn finish(&self, w: Written, end: &End, out: &mut dyn Write) -> std::io::Result<()> {
         // serde_json's pretty layout: `[]` when empty.
         if w.any {
             out.write_all(b"\n      ]")?;
         } else {
             out.write_all(b"]")?;
+        }
+        // The inputs not linted, where code scanning shows a tool's own notes: after the
+        // results, as the run's next member (the tail goes on with a comma).
+        if !end.errors.is_empty() {
+            let mut bytes = b",\n      \"invocations\": ".to_vec();
+            super::json::pretty_at(&mut bytes, &invocations(end.errors, &self.root), 3);
+            out.write_all(&bytes)?;
         }
         out.write_all(&w.tail)?;
         writeln!(out)
@@ -280,6 +287,26 @@ impl Format for Sarif {
 
 pub fn write(run: &Run, out: &mut dyn Write) -> std::io::Result<()> {
     super::write(Sarif::new(), run, out).map(drop)
+}
+
+/// One invocation whose notifications are the inputs that were not linted, each at its path.
+fn invocations(errors: &[super::InputError], root: &Path) -> Value {
+    let notifications: Vec<Value> = errors
+        .iter()
+        .map(|e| {
+            let mut n = json!({"level": "warning", "message": {"text": e.message}});
+            if let Some(path) = &e.path {
+                n["locations"] = json!([{"physicalLocation": {
+                    "artifactLocation": path_location(Path::new(path), root)
+                }}]);
+            }
+            n
+        })
+        .collect();
+    json!([{
+        "executionSuccessful": true,
+        "toolExecutionNotifications": notifications,
+    }])
 }
 
 /// The whole log around `results`.

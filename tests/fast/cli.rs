@@ -307,8 +307,12 @@ fn a_later_document_is_linted_after_a_broken_one() {
     assert!(f.iter().any(|x| x["code"] == "GK101" && x["document"] == 1));
 }
 
+/// A chart met in a walk is rendered with `helm template`; without `helm` on PATH it is one
+/// entry among the inputs not linted, in every format, and the findings are incomplete (exit 2):
+/// a repository of charts never passes on nothing. Its templates named one by one (as pre-commit
+/// names them) are the same chart, the same single entry.
 #[test]
-fn raw_helm_chart_gets_one_message() {
+fn a_chart_without_helm_is_one_input_not_linted() {
     let dir = tempfile::tempdir().unwrap();
     let chart = dir.path().join("mychart");
     std::fs::create_dir_all(chart.join("templates")).unwrap();
@@ -325,20 +329,57 @@ fn raw_helm_chart_gets_one_message() {
         )
         .unwrap();
     }
-    let out = cmd().arg("lint").arg(dir.path()).output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.matches("is a Helm chart").count(), 1, "{err}");
-    assert!(err.contains("helm template"), "{err}");
-    assert_eq!(out.status.code(), Some(0), "{err}");
-    // Named one by one (as pre-commit does), the templates get the same single note.
+    let without_helm = tempfile::tempdir().unwrap();
     let out = cmd()
+        .env("PATH", without_helm.path())
+        .args(["lint", "--format", "json"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.matches("a Helm chart, not linted").count(), 1, "{err}");
+    assert!(err.contains("no `helm` was found on PATH"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["errors"].as_array().unwrap().len(), 1, "{v:#}");
+    assert!(v["errors"][0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("mychart"));
+    // SARIF names it where code scanning shows a tool's notes.
+    let out = cmd()
+        .env("PATH", without_helm.path())
+        .args(["lint", "--format", "sarif"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let log: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = &log["runs"][0]["invocations"][0]["toolExecutionNotifications"];
+    assert_eq!(notes.as_array().map(Vec::len), Some(1), "{log:#}");
+    assert!(notes[0]["message"]["text"]
+        .as_str()
+        .unwrap()
+        .starts_with("a Helm chart, not linted"));
+    // Excluded, as its Chart.yaml would be, it is neither rendered nor listed.
+    let out = cmd()
+        .env("PATH", without_helm.path())
+        .args(["lint", "--extend-exclude", "**/mychart/**"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("Helm chart"), "{err}");
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // Named one by one, the templates are the same chart: one entry, no GK000.
+    let out = cmd()
+        .env("PATH", without_helm.path())
         .arg("lint")
         .args((0..5).map(|i| chart.join("templates").join(format!("t{i}.yaml"))))
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.matches("is a Helm chart").count(), 1, "{err}");
-    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err.matches("a Helm chart, not linted").count(), 1, "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("GK000"));
 }
 
@@ -1063,9 +1104,10 @@ fn documents_kubectl_refuses_or_ignores_are_gk000() {
 }
 
 /// A chart's templates directory named directly (or a directory under it) is the same Go
-/// template source that a walk of the chart skips: the same note, not false findings.
+/// template source that a walk of the chart renders: the same single entry (here without
+/// `helm`), not false findings.
 #[test]
-fn a_charts_templates_directory_named_directly_is_skipped_like_the_chart() {
+fn a_charts_templates_directory_named_directly_is_its_chart() {
     let dir = tempfile::tempdir().unwrap();
     let chart = dir.path().join("mychart");
     std::fs::create_dir_all(chart.join("templates/sub")).unwrap();
@@ -1078,19 +1120,25 @@ fn a_charts_templates_directory_named_directly_is_skipped_like_the_chart() {
     let template = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: golang:1.22\n    env:\n    - name: GOMAXPROCS\n      value: \"{{ .Values.procs }}\"\n    resources:\n      limits: {memory: 1Gi}\n";
     std::fs::write(chart.join("templates/pod.yaml"), template).unwrap();
     std::fs::write(chart.join("templates/sub/pod.yaml"), template).unwrap();
+    let without_helm = tempfile::tempdir().unwrap();
     for named in [chart.join("templates"), chart.join("templates/sub")] {
-        let out = cmd().arg("lint").arg(&named).output().unwrap();
+        let out = cmd()
+            .env("PATH", without_helm.path())
+            .arg("lint")
+            .arg(&named)
+            .output()
+            .unwrap();
         let (stdout, err) = (
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr),
         );
         assert_eq!(
-            err.matches("is a Helm chart").count(),
+            err.matches("a Helm chart, not linted").count(),
             1,
             "{named:?}: {err}"
         );
         assert!(!stdout.contains("GK"), "{named:?}: {stdout}");
-        assert_eq!(out.status.code(), Some(0), "{named:?}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{named:?}: {err}");
     }
 }
 

@@ -386,3 +386,61 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// A repository that is only a chart: `lint .` renders it with the real `helm` and the chart's
+/// own values, and its findings point back at the template lines and values keys, as with
+/// `--helm` (the chart's values set `GOMEMLIMIT: 512Mi`, which Go refuses at start-up).
+#[test]
+fn a_chart_found_in_a_walk_is_rendered_and_mapped() {
+    let Some(t) = tools::ensure() else { return };
+    let repo = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .arg("-R")
+        .arg(common::root().join(CHART))
+        .arg(repo.path().join("goservice"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::create_dir(repo.path().join(".git")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args(["lint", ".", "--format", "json"])
+        .current_dir(repo.path())
+        .env("PATH", path_with(&t))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("goservice is a Helm chart: linted as `helm template` renders it"));
+    let fs = findings(&out);
+    let gk104 = find(&fs, "GK104", "api");
+    assert_eq!(
+        gk104["chart"]["file"], "./goservice/templates/deployment.yaml",
+        "{gk104:#}"
+    );
+    assert_eq!(gk104["chart"]["line"], 24, "{gk104:#}");
+    assert_eq!(gk104["chart"]["values_key"], "env[0].value", "{gk104:#}");
+    // `fix .` reports the render's findings but writes nothing: the fix belongs in the chart.
+    let before = snapshot(repo.path());
+    let out = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args(["fix", "."])
+        .current_dir(repo.path())
+        .env("PATH", path_with(&t))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rendered from a Helm chart, so not fixed here"),
+        "{err}"
+    );
+    assert_eq!(snapshot(repo.path()), before);
+    // Without helm: one input not linted, and the findings are incomplete.
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+        .args(["lint", ".", "--format", "sarif"])
+        .current_dir(repo.path())
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a Helm chart, not linted"));
+}
