@@ -57,6 +57,9 @@ struct Server {
     run: Run,
     shutdown: bool,
     initialized: bool,
+    /// Config files found invalid, by URI, with the diagnostic published on each: said once,
+    /// and cleared when a watched file changes (the next lint says it again if it still is).
+    config_errors: HashMap<String, String>,
 }
 
 /// Run the server on standard input and output; returns the process's exit code.
@@ -80,6 +83,7 @@ pub fn run() -> i32 {
         run: Run::session(Overrides::default()),
         shutdown: false,
         initialized: false,
+        config_errors: HashMap::new(),
     };
     loop {
         // Lint only when the client has nothing more to say: the changes still queued would
@@ -275,7 +279,7 @@ impl Server {
                 if is_helm_template(&uri) {
                     return Ok(Value::Array(Vec::new()));
                 }
-                let cfg = self.config_for(&uri, out);
+                let (cfg, _) = self.config_for(&uri, out);
                 let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding, &self.run);
                 Ok(serde_json::to_value(list).unwrap_or(Value::Null))
             }
@@ -398,6 +402,13 @@ impl Server {
             }
             notification::DidChangeWatchedFiles::METHOD => {
                 self.files_changed();
+                // A config fixed since is quiet again; one still invalid is reported anew by the
+                // lint that follows.
+                for uri in std::mem::take(&mut self.config_errors).into_keys() {
+                    if let Ok(parsed) = uri.parse::<lsp_types::Uri>() {
+                        publish_diagnostics(out, parsed, Vec::new(), None)?;
+                    }
+                }
                 Ok(())
             }
             // initialized, $/cancelRequest (every request is answered at once), $/setTrace, …
@@ -509,10 +520,16 @@ impl Server {
         Ok(())
     }
 
-    fn config_for(&self, uri: &str, out: &mut impl Write) -> std::sync::Arc<Config> {
+    /// The config that governs `uri`; when it is invalid, the defaults, and the error for
+    /// [`Server::report_config_error`].
+    fn config_for(
+        &self,
+        uri: &str,
+        out: &mut impl Write,
+    ) -> (std::sync::Arc<Config>, Option<crate::config::ConfigError>) {
         let path = uri_path(uri).unwrap_or_else(|| PathBuf::from("-"));
         match self.run.finder.for_file(&path) {
-            Ok(c) => c,
+            Ok(c) => (c, None),
             Err(e) => {
                 log(
                     out,
@@ -521,9 +538,55 @@ impl Server {
                 );
                 let mut c = Config::default();
                 c.apply(&self.overrides);
-                std::sync::Arc::new(c)
+                (std::sync::Arc::new(c), Some(e))
             }
         }
+    }
+
+    /// An invalid config is not only a log line: the user is told once in a message, and the
+    /// error is a diagnostic on the config file itself, at its line and column.
+    fn report_config_error(
+        &mut self,
+        e: crate::config::ConfigError,
+        out: &mut impl Write,
+    ) -> std::io::Result<()> {
+        let path = std::fs::canonicalize(&e.file).unwrap_or_else(|_| PathBuf::from(&e.file));
+        let uri = format!(
+            "file://{}",
+            crate::output::sarif::encode_uri_path(&path.to_string_lossy())
+        );
+        if self.config_errors.get(&uri) == Some(&e.message) {
+            return Ok(());
+        }
+        let Ok(parsed) = uri.parse::<lsp_types::Uri>() else {
+            return Ok(());
+        };
+        let params = lsp_types::ShowMessageParams {
+            typ: MessageType::WARNING,
+            message: format!(
+                "golint-k8s: {e}; the files it governs are linted with the defaults until it is fixed"
+            ),
+        };
+        send(
+            out,
+            Message::Notification(Notification::new(
+                notification::ShowMessage::METHOD.to_string(),
+                params,
+            )),
+        )?;
+        let at = lsp_types::Position {
+            line: e.line.saturating_sub(1) as u32,
+            character: e.column.saturating_sub(1) as u32,
+        };
+        let diagnostic = lsp_types::Diagnostic {
+            range: lsp_types::Range { start: at, end: at },
+            severity: Some(lsp_types::DiagnosticSeverity::ERROR),
+            source: Some("golint-k8s".into()),
+            message: e.message.clone(),
+            ..Default::default()
+        };
+        self.config_errors.insert(uri, e.message);
+        publish_diagnostics(out, parsed, vec![diagnostic], None)
     }
 
     /// Lint an open document and push its diagnostics.
@@ -546,10 +609,14 @@ impl Server {
         if is_helm_template(uri) {
             return publish_diagnostics(out, parsed, Vec::new(), Some(doc.version));
         }
-        let cfg = self.config_for(uri, out);
+        let (cfg, config_error) = self.config_for(uri, out);
         let (text, version) = (&doc.text, doc.version);
         let diags = diagnostics_in(&parsed, text, &cfg, self.encoding, &mut self.run);
-        publish_diagnostics(out, parsed, diags, Some(version))
+        publish_diagnostics(out, parsed, diags, Some(version))?;
+        match config_error {
+            Some(e) => self.report_config_error(e, out),
+            None => Ok(()),
+        }
     }
 }
 

@@ -52,7 +52,7 @@ fn rule_descriptor(r: &Rule) -> Value {
 }
 
 /// Percent-encode what a URI reference cannot carry as is (spaces, `#`, `%`, non-ASCII).
-fn encode_uri_path(p: &str) -> String {
+pub(crate) fn encode_uri_path(p: &str) -> String {
     let mut out = String::with_capacity(p.len());
     for b in p.bytes() {
         match b {

@@ -1234,6 +1234,58 @@ fn watched_config_change_relints_open_documents() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// An invalid config is said in a message, once, and is a diagnostic on the config file at the
+/// line and column of the mistake; the documents are linted with the defaults meanwhile, and the
+/// diagnostic goes once the file is fixed.
+#[test]
+fn an_invalid_config_is_a_message_and_a_diagnostic_on_the_key() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let config = dir.path().join(".golint-k8s.yaml");
+    std::fs::write(&config, "node-cpus: 8\ncpu-limit: forbid\n").unwrap();
+    std::fs::write(&path, BASE).unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), ["GK101"]);
+    let message = lsp.wait_notification(TIMEOUT, "a message", |m| {
+        m["method"] == "window/showMessage"
+    });
+    let text = message["params"]["message"].as_str().unwrap();
+    assert!(text.contains("unknown key \"cpu-limit\""), "{text}");
+    assert_eq!(message["params"]["type"], 2);
+    let config_uri = file_uri(&std::fs::canonicalize(&config).unwrap());
+    let on_config = lsp.wait_diagnostics(&config_uri, TIMEOUT)["diagnostics"].clone();
+    assert_eq!(on_config.as_array().map(Vec::len), Some(1), "{on_config:#}");
+    assert_eq!(
+        on_config[0]["range"]["start"],
+        json!({"line": 1, "character": 0})
+    );
+    assert_eq!(on_config[0]["severity"], 1);
+    // Linted again, the same mistake is not said twice.
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": BASE}]}),
+    );
+    lsp.diagnostics(&uri, 2);
+    // Fixed: the diagnostic goes.
+    std::fs::write(&config, "node-cpus: 8\ncpu-limits: forbid\n").unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&config), "type": 2}]}),
+    );
+    assert_eq!(
+        lsp.wait_diagnostics(&config_uri, TIMEOUT)["diagnostics"],
+        json!([])
+    );
+    // Everything sent before that was read by now.
+    assert!(
+        !lsp.queue
+            .iter()
+            .any(|m| m["method"] == "window/showMessage"),
+        "the message was sent twice: {:?}",
+        lsp.queue
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 #[test]
 fn initialization_options_override_the_config() {
     let (dir, path, uri) = workspace("deploy.yaml");
