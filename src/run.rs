@@ -96,6 +96,7 @@ impl Run {
             chart,
             notes: found.notes,
             rendered_charts: found.rendered_charts,
+            indexed_repository: None,
         })
     }
 }
@@ -119,6 +120,7 @@ impl Run {
             chart: None,
             notes: Vec::new(),
             rendered_charts: HashMap::new(),
+            indexed_repository: None,
         }
     }
 
@@ -307,6 +309,9 @@ pub struct Run {
     pub chart: Option<crate::helm::Chart>,
     /// The charts a walk met and rendered, by the name each render is reported under.
     rendered_charts: HashMap<String, crate::helm::Chart>,
+    /// In a session, the repository whose LimitRanges and VPAs `project.index` holds
+    /// ([`Run::index_repository_of`]).
+    indexed_repository: Option<PathBuf>,
     /// What finding the inputs had to say: unreadable paths (`error: …`), links not followed and
     /// charts skipped (`note: …`), for the front end to show.
     pub notes: Vec<String>,
@@ -443,6 +448,58 @@ impl Run {
             }
         }
         self.project.index = others;
+    }
+
+    /// For a session (the language server): let `project.index` hold the LimitRanges and VPAs
+    /// of the git repository around `file`, found as a walk of its root finds them, so that an
+    /// open document gets the answer `lint` gives it from the command line. Read once per
+    /// repository, until [`Run::forget_index`]; outside a repository a document stands alone.
+    pub fn index_repository_of(&mut self, file: &Path) {
+        let root = file
+            .parent()
+            .and_then(|d| std::fs::canonicalize(d).ok())
+            .and_then(|d| walk::repository_root(&d));
+        if root == self.indexed_repository {
+            return;
+        }
+        self.project.index = Index::default();
+        self.indexed_repository = root.clone();
+        let Some(root) = root else {
+            return;
+        };
+        let walked = walk::collect(&[root.to_string_lossy().into_owned()], |dir| {
+            skips_vendored(&self.finder, self.exclude.is_some(), dir)
+        });
+        let files: Vec<PathBuf> = walked
+            .inputs
+            .into_iter()
+            .filter_map(|input| match input {
+                Input::File { path, .. } => Some(path),
+                _ => None,
+            })
+            .filter(|path| {
+                !self
+                    .finder
+                    .for_file(path)
+                    .is_ok_and(|c| self.excluded(&c, path))
+            })
+            .collect();
+        self.project.index = files
+            .par_iter()
+            .filter_map(|path| {
+                let bytes = read_capped(path).ok()?;
+                Index::may_hold(&bytes).then_some(())?;
+                let src = Source::decode(Origin::File(path.clone()), bytes).ok()?;
+                Some(Index::of(&src))
+            })
+            .reduce(Index::default, Index::merge);
+    }
+
+    /// Read the repository's LimitRanges and VPAs again at the next [`Run::index_repository_of`]
+    /// (a file was saved or changed on disk).
+    pub fn forget_index(&mut self) {
+        self.indexed_repository = None;
+        self.project.index = Index::default();
     }
 
     /// The other manifests of the repositories that hold the files named one by one: pre-commit

@@ -387,6 +387,15 @@ impl Server {
                 if uri_path(&uri).is_some_and(|p| is_watched(&p)) {
                     self.files_changed();
                 }
+                // A saved manifest may hold a LimitRange or VPA that others' findings rest on.
+                let saved = self.docs.get(&uri).map(|d| d.text.as_bytes());
+                if saved.is_some_and(crate::k8s::index::Index::may_hold) {
+                    self.run.forget_index();
+                    let uris: Vec<String> = self.docs.keys().cloned().collect();
+                    for other in uris {
+                        self.mark(other);
+                    }
+                }
                 self.mark(uri);
                 Ok(())
             }
@@ -499,6 +508,7 @@ impl Server {
     /// lint every open document again.
     fn files_changed(&mut self) {
         self.run.forget_files();
+        self.run.forget_index();
         let uris: Vec<String> = self.docs.keys().cloned().collect();
         for uri in uris {
             self.mark(uri);
@@ -591,6 +601,10 @@ impl Server {
 
     /// Lint an open document and push its diagnostics.
     fn publish(&mut self, uri: &str, out: &mut impl Write) -> std::io::Result<()> {
+        // The same LimitRanges and VPAs as `lint` from the command line gives the file.
+        if let Some(path) = uri_path(uri).filter(|_| self.docs.contains_key(uri)) {
+            self.run.index_repository_of(&path);
+        }
         let Some(doc) = self.docs.get(uri) else {
             return Ok(());
         };

@@ -1286,6 +1286,41 @@ fn an_invalid_config_is_a_message_and_a_diagnostic_on_the_key() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// An open document gets the LimitRanges of its repository, the answer `lint` gives the same
+/// file named alone (as pre-commit names it); outside a repository it stands alone in both.
+#[test]
+fn a_document_sees_the_limit_ranges_of_its_repository() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let deployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\nspec:\n  template:\n    metadata:\n      annotations: {golint-k8s.io/runtime: go}\n    spec:\n      containers:\n        - name: api\n          image: ghcr.io/acme/api:1.0\n          resources: {requests: {cpu: 100m, memory: 1Gi}}\n";
+    std::fs::write(&path, deployment).unwrap();
+    std::fs::create_dir(dir.path().join("platform")).unwrap();
+    std::fs::write(
+        dir.path().join("platform/limits.yaml"),
+        "apiVersion: v1\nkind: LimitRange\nmetadata: {name: defaults, namespace: shop}\nspec:\n  limits:\n    - type: Container\n      default: {memory: 1Gi}\n",
+    )
+    .unwrap();
+    let editor = |lsp: &mut Lsp| {
+        let diags = lsp.open(&uri, "yaml", deployment);
+        codes(&diags)
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+    };
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert!(!editor(&mut lsp).contains(&"GK101".to_string()));
+    assert_eq!(editor(&mut lsp), cli_codes(&path, None));
+    assert!(lsp.shutdown_and_exit().success());
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    let in_repository = editor(&mut lsp);
+    assert!(
+        in_repository.contains(&"GK101".to_string()),
+        "{in_repository:?}"
+    );
+    assert_eq!(in_repository, cli_codes(&path, None));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 #[test]
 fn initialization_options_override_the_config() {
     let (dir, path, uri) = workspace("deploy.yaml");
