@@ -771,13 +771,17 @@ fn the_action_installs_and_runs_what_the_release_archives() {
     let latest = format!("{base}/latest/download/{asset}");
 
     // Where the version comes from: the input (with or without its v), the action's ref, the
-    // directory the runner checked the action out to, else the latest release.
+    // directory the runner checked the action out to; at a branch or commit, the version of the
+    // action's own Cargo.toml; the latest release only when none of these says.
     let action_path = format!("/runner/_actions/golint-k8s/golint-k8s/v{VERSION}");
+    let no_manifest = tempfile::tempdir().unwrap();
+    let no_manifest = no_manifest.path().to_string_lossy().into_owned();
     let bare = VERSION.to_string();
     for (env, url) in [
         (vec![], &tagged),
         (vec![("INPUT_VERSION", bare.as_str())], &tagged),
-        (vec![("ACTION_REF", "main")], &latest),
+        (vec![("ACTION_REF", "main")], &tagged),
+        (vec![("ACTION_REF", "3f2c9e1")], &tagged),
         (
             vec![
                 ("ACTION_REF", ""),
@@ -785,7 +789,14 @@ fn the_action_installs_and_runs_what_the_release_archives() {
             ],
             &tagged,
         ),
-        (vec![("ACTION_REF", "")], &latest),
+        (vec![("ACTION_REF", "")], &tagged),
+        (
+            vec![
+                ("ACTION_REF", "main"),
+                ("GITHUB_ACTION_PATH", no_manifest.as_str()),
+            ],
+            &latest,
+        ),
     ] {
         let run = ActionRun::new(&served);
         let out = run.install(install, &env);
