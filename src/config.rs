@@ -54,6 +54,7 @@ pub const KEYS: &[&str] = &[
     "fail-on",
     "format",
     "image-registries",
+    "extend",
 ];
 
 /// Where the config's JSON Schema is published, for editors (yaml-language-server).
@@ -183,6 +184,16 @@ pub struct Config {
     /// `image-registries`: registries (host, host:port, `*.domain`) read besides the public
     /// ones, at any address (docs/images.md).
     pub image_registries: Vec<String>,
+    /// `extend`: the config files this one builds on, the one it names first, then the one that
+    /// one names, and so on (empty: it extends none).
+    pub extends: Vec<PathBuf>,
+    /// The top-level keys this file (or the files it extends) set, each with the file that set
+    /// it: a key holding paths or globs resolves them against its own file's directory.
+    pub origins: HashMap<&'static str, PathBuf>,
+    /// The `extend` value as written, and where, before [`Config::load`] follows it.
+    pub extend: Option<(String, usize, usize)>,
+    /// The top-level keys the parsed text set, in its order.
+    pub written: Vec<&'static str>,
 }
 
 impl Default for Config {
@@ -210,6 +221,10 @@ impl Default for Config {
             image_registries: Vec::new(),
             fail_on: None,
             format: None,
+            extends: Vec::new(),
+            origins: HashMap::new(),
+            extend: None,
+            written: Vec::new(),
         }
     }
 }
@@ -296,10 +311,14 @@ impl AssumeGo {
 }
 
 impl Config {
-    /// A file's path as this config's globs match it: relative to the config's directory when
-    /// it lies below it, else as given.
-    pub fn relative_path(&self, path: &Path) -> String {
-        let base = self.path.as_ref().and_then(|p| p.parent());
+    /// A file's path as the globs of `key` match it: relative to the directory of the config
+    /// file that set `key` (itself or one it extends) when it lies below it, else as given.
+    pub fn relative_path(&self, key: &str, path: &Path) -> String {
+        let base = self
+            .origins
+            .get(key)
+            .or(self.path.as_ref())
+            .and_then(|p| p.parent());
         let abs = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         base.and_then(|b| std::fs::canonicalize(b).ok())
             .and_then(|b| abs.strip_prefix(b).ok().map(Path::to_path_buf))
@@ -313,12 +332,21 @@ impl Config {
         if self.per_file_ignores.is_empty() {
             return Vec::new();
         }
-        let rel = self.relative_path(path);
+        let rel = self.relative_path("per-file-ignores", path);
         self.per_file_ignores
             .iter()
             .filter(|(g, _)| g.matching(&rel).is_some())
             .flat_map(|(_, codes)| codes.iter().copied())
             .collect()
+    }
+
+    /// Whether `exclude` (as this config has it, its own or inherited) matches `path`.
+    pub fn excludes(&self, path: &Path) -> bool {
+        !self.exclude.patterns.is_empty()
+            && self
+                .exclude
+                .matching(&self.relative_path("exclude", path))
+                .is_some()
     }
 
     /// The settings as `lint --show-settings` prints them: one `key: value` line each, in the
@@ -391,6 +419,16 @@ impl Config {
             format!("fail-on: {}", opt(self.fail_on.clone())),
             format!("format: {}", opt(self.format.clone())),
         ]
+        .into_iter()
+        .chain((!self.extends.is_empty()).then(|| {
+            let chain: Vec<String> = self
+                .extends
+                .iter()
+                .map(|p| crate::text::shown_path(p))
+                .collect();
+            format!("extend: {}", chain.join(" -> "))
+        }))
+        .collect::<Vec<_>>()
         .join("\n")
     }
 
@@ -417,7 +455,100 @@ impl Config {
             .find_map(|(globs, v)| globs.matching(image).map(|p| (*v, p)))
     }
 
+    /// Reads a config file and, when it says `extend`, the files it builds on.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        Config::load_extending(path, &mut Vec::new())
+    }
+
+    /// [`Config::load`], with the files that extend this one, outermost first (`chain`), to
+    /// tell a cycle from a chain.
+    fn load_extending(path: &Path, chain: &mut Vec<PathBuf>) -> Result<Config, ConfigError> {
+        let mut cfg = Config::load_one(path)?;
+        for key in &cfg.written {
+            cfg.origins.insert(key, path.to_path_buf());
+        }
+        let Some((target, line, column)) = cfg.extend.take() else {
+            return Ok(cfg);
+        };
+        let at = |message: String| ConfigError {
+            file: path.display().to_string(),
+            line,
+            column,
+            message,
+        };
+        let base_path = path.parent().unwrap_or(Path::new(".")).join(&target);
+        if !base_path.is_file() {
+            return Err(at(format!(
+                "extend: no config file at {} ({target:?} from this file's directory)",
+                base_path.display()
+            )));
+        }
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        chain.push(real(path));
+        let base_real = real(&base_path);
+        if let Some(first) = chain.iter().position(|p| *p == base_real) {
+            let mut cycle: Vec<String> = chain[first..]
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            cycle.push(base_real.display().to_string());
+            return Err(at(format!("extend makes a cycle: {}", cycle.join(" -> "))));
+        }
+        let mut base = Config::load_extending(&base_path, chain).map_err(|mut e| {
+            let by = path.display();
+            e.message = match e.message.strip_suffix(')') {
+                Some(m) if m.contains(" (extended by ") => format!("{m}, in turn by {by})"),
+                _ => format!("{} (extended by {by})", e.message),
+            };
+            e
+        })?;
+        chain.pop();
+        // The nearest file wins per top-level key: each key it sets replaces the base's whole.
+        for key in &cfg.written {
+            base.inherit(key, &cfg);
+            base.origins.insert(key, path.to_path_buf());
+        }
+        base.extends.insert(0, base_real);
+        base.path = cfg.path;
+        base.written = cfg.written;
+        Ok(base)
+    }
+
+    /// Takes `key`'s settings from `from`, in place of this config's.
+    fn inherit(&mut self, key: &str, from: &Config) {
+        match key {
+            "go-version" => self.go_version = from.go_version,
+            "go-versions" => self.go_versions = from.go_versions.clone(),
+            "assume-go" => self.assume_go = from.assume_go,
+            "go-images" => self.go_images = from.go_images.clone(),
+            "non-go-images" => self.non_go_images = from.non_go_images.clone(),
+            "sizes-gomaxprocs" => self.sizes_gomaxprocs = from.sizes_gomaxprocs.clone(),
+            "sizes-gomemlimit" => self.sizes_gomemlimit = from.sizes_gomemlimit.clone(),
+            "node-cpus" => self.node_cpus = from.node_cpus,
+            "cpu-limits" => self.cpu_limits = from.cpu_limits,
+            "cpu-manager-policy" => self.cpu_manager_policy = from.cpu_manager_policy,
+            "gomemlimit" => {
+                self.gomemlimit_ratio = from.gomemlimit_ratio;
+                self.gomemlimit_strategy = from.gomemlimit_strategy;
+            }
+            "rules" => self.rules = from.rules.clone(),
+            "exclude" => {
+                self.exclude = from.exclude.clone();
+                self.skip_vendored = from.skip_vendored;
+            }
+            "per-file-ignores" => self.per_file_ignores = from.per_file_ignores.clone(),
+            "pod-spec-paths" => self.pod_spec_paths = from.pod_spec_paths.clone(),
+            "inspect-images" => self.inspect_images = from.inspect_images,
+            "fail-on" => self.fail_on = from.fail_on.clone(),
+            "format" => self.format = from.format.clone(),
+            "image-registries" => self.image_registries = from.image_registries.clone(),
+            // The chain itself, followed by the loader.
+            "extend" => {}
+            other => unreachable!("config key {other} has no inheritance"),
+        }
+    }
+
+    fn load_one(path: &Path) -> Result<Config, ConfigError> {
         let bytes = std::fs::read(path).map_err(|e| ConfigError {
             file: path.display().to_string(),
             line: 1,
@@ -470,7 +601,18 @@ impl Config {
         let p = ConfigReader { y: &y, err: &err };
         for (k, v) in y.entries(root) {
             let key = y.str(k).unwrap_or("");
+            if let Some(known) = KEYS.iter().find(|&&known| known == key) {
+                cfg.written.push(known);
+            }
             match key {
+                "extend" => {
+                    let target = p.string(v)?;
+                    if target.is_empty() {
+                        return Err(p.at(v, "extend needs the path of a config file".into()));
+                    }
+                    let (line, column) = src.line_col(y.span(v).start);
+                    cfg.extend = Some((target.to_string(), line, column));
+                }
                 "go-version" => cfg.go_version = Some(p.go_version(v)?),
                 "go-versions" => {
                     for (ik, iv) in p.map(v)? {
@@ -900,6 +1042,33 @@ mod tests {
         assert_eq!(e.line, 2);
         let e = parse("gomemlimit: {ratio: 1.5}\n").unwrap_err();
         assert!(e.message.contains("at most 1"));
+    }
+
+    #[test]
+    fn every_key_is_inherited_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base.yaml");
+        std::fs::write(
+            &base,
+            "node-cpus: 4\nrules: {GK101: off}\nexclude: [\"a/**\"]\n",
+        )
+        .unwrap();
+        let nested = dir.path().join("sub/.golint-k8s.yaml");
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(&nested, "extend: ../base.yaml\nrules: {GK203: error}\n").unwrap();
+        let c = Config::load(&nested).unwrap();
+        assert_eq!(c.node_cpus, Some(4));
+        // The nearest file's rules replace the base's whole: GK101 is on again.
+        assert_eq!(c.rules.len(), 1);
+        assert_eq!(std::fs::canonicalize(&c.origins["exclude"]).unwrap(), base);
+        assert_eq!(c.origins["rules"], nested);
+        assert!(!c.skip_vendored);
+        // Every key has its inheritance (none falls through to the unreachable arm).
+        let mut into = Config::default();
+        for key in KEYS {
+            into.inherit(key, &c);
+        }
+        assert_eq!(into.node_cpus, Some(4));
     }
 
     #[test]

@@ -720,5 +720,5 @@ fn is_excluded(
 }
 
 fn excluded(cfg: &Config, path: &Path) -> bool {
-    !cfg.exclude.patterns.is_empty() && cfg.exclude.matching(&cfg.relative_path(path)).is_some()
+    cfg.excludes(path)
 }

@@ -471,6 +471,172 @@ fn config_above_the_repository_root_is_not_applied() {
     assert!(s.contains(&format!("config: {}\n", above.display())), "{s}");
 }
 
+/// A repository with a root config and a nested one in `deploy/`, both holding [`BAD`].
+fn nested_configs(root: &str, nested: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".git")).unwrap();
+    std::fs::create_dir_all(dir.path().join("deploy")).unwrap();
+    std::fs::write(dir.path().join(".golint-k8s.yaml"), root).unwrap();
+    std::fs::write(dir.path().join("deploy/.golint-k8s.yaml"), nested).unwrap();
+    std::fs::write(dir.path().join("deploy/d.yaml"), BAD).unwrap();
+    dir
+}
+
+#[test]
+fn nested_config_that_extends_the_root_inherits_all_but_the_key_it_sets() {
+    let root = "rules: {GK101: off, GK203: error}\nnode-cpus: 4\nfail-on: error\n";
+    let dir = nested_configs(root, "extend: ../.golint-k8s.yaml\nnode-cpus: 64\n");
+    let lint = |cwd: &std::path::Path| {
+        let out = cmd()
+            .current_dir(cwd)
+            .args(["lint", "--format", "concise", "d.yaml"])
+            .output()
+            .unwrap();
+        let s = String::from_utf8(out.stdout).unwrap();
+        (out.status.code(), s)
+    };
+    let (code, s) = lint(&dir.path().join("deploy"));
+    // The root's rules: GK101 off, GK203 an error; the nested file's node-cpus (64 CPUs, not 4).
+    assert!(!s.contains("GK101"), "{s}");
+    assert!(s.contains("error GK203"), "{s}");
+    assert!(s.contains("64 from node-cpus"), "{s}");
+    // The root's fail-on: error gates on the GK203 error, not on the info findings.
+    assert_eq!(code, Some(1), "{s}");
+    std::fs::write(
+        dir.path().join(".golint-k8s.yaml"),
+        "rules: {GK101: off, GK203: info}\nfail-on: error\n",
+    )
+    .unwrap();
+    assert_eq!(lint(&dir.path().join("deploy")).0, Some(0));
+    let out = cmd()
+        .current_dir(dir.path().join("deploy"))
+        .args(["lint", "--show-settings", "d.yaml"])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.contains("node-cpus: 64\n"), "{s}");
+    assert!(s.contains("extend: "), "{s}");
+
+    // Without extend, a nested config replaces the root's whole, as ruff's do.
+    std::fs::write(
+        dir.path().join("deploy/.golint-k8s.yaml"),
+        "node-cpus: 64\n",
+    )
+    .unwrap();
+    let (code, s) = lint(&dir.path().join("deploy"));
+    assert!(s.contains("GK101") && s.contains("warning GK203"), "{s}");
+    assert_eq!(code, Some(1), "{s}");
+}
+
+#[test]
+fn extend_cycle_is_a_config_error_naming_the_files() {
+    let dir = nested_configs(
+        "extend: deploy/.golint-k8s.yaml\n",
+        "rules: {GK101: off}\nextend: ../.golint-k8s.yaml\n",
+    );
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "deploy/d.yaml"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("extend makes a cycle: "), "{err}");
+    // Both files, the first again at the end; located at the `extend` that closes the cycle
+    // (which one that is depends on which file was read first).
+    let cycle = &err[err.find("extend makes a cycle: ").unwrap()..];
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let root_file = root.join(".golint-k8s.yaml").display().to_string();
+    let nested_file = root.join("deploy/.golint-k8s.yaml").display().to_string();
+    assert!(
+        cycle.contains(&format!("{root_file} -> {nested_file} -> {root_file}"))
+            || cycle.contains(&format!("{nested_file} -> {root_file} -> {nested_file}")),
+        "{err}"
+    );
+    assert!(
+        err.contains("deploy/.golint-k8s.yaml:2:9: extend makes a cycle")
+            || err.contains(&format!("{root_file}:1:9: extend makes a cycle")),
+        "{err}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("GK"),
+        "{err}"
+    );
+}
+
+#[test]
+fn extend_of_a_missing_or_invalid_file_is_a_config_error_naming_both() {
+    let dir = nested_configs("rules: {GK101: off}\n", "extend: ../base.yaml\n");
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "deploy/d.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("deploy/.golint-k8s.yaml:1:9: extend: no config file at ")
+            && err.contains("base.yaml"),
+        "{err}"
+    );
+
+    // The extended file exists but is invalid: its own line, and who extended it.
+    std::fs::write(
+        dir.path().join("base.yaml"),
+        "node-cpus: 4\ncpu-limit: forbid\n",
+    )
+    .unwrap();
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "deploy/d.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("base.yaml:2:1: unknown key \"cpu-limit\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("(extended by ") && err.contains("deploy/.golint-k8s.yaml)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inherited_exclude_and_per_file_ignores_match_from_the_root_configs_directory() {
+    let dir = nested_configs(
+        "exclude: [\"deploy/generated/**\"]\nper-file-ignores: {\"deploy/legacy/**\": [GK2]}\n",
+        "extend: ../.golint-k8s.yaml\nnode-cpus: 8\n",
+    );
+    for sub in ["generated", "legacy"] {
+        std::fs::create_dir_all(dir.path().join("deploy").join(sub)).unwrap();
+        std::fs::write(dir.path().join("deploy").join(sub).join("x.yaml"), BAD).unwrap();
+    }
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "--format", "concise", "."])
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(!s.contains("generated/x.yaml"), "{s}");
+    assert!(
+        s.contains("deploy/legacy/x.yaml") && s.contains("deploy/d.yaml"),
+        "{s}"
+    );
+    assert!(
+        !s.lines()
+            .any(|l| l.starts_with("deploy/legacy/x.yaml") && l.contains(" GK2")),
+        "{s}"
+    );
+    assert!(
+        s.lines()
+            .any(|l| l.starts_with("deploy/d.yaml") && l.contains(" GK203")),
+        "{s}"
+    );
+}
+
 #[test]
 fn suppressions_by_comment_and_annotation() {
     let text = BAD

@@ -1286,6 +1286,34 @@ fn an_invalid_config_is_a_message_and_a_diagnostic_on_the_key() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// A nested config that extends the root's governs an open document as it governs `lint`: the
+/// root's rules with the nested file's keys on top, read again when the root changes.
+#[test]
+fn a_nested_config_that_extends_the_root_governs_the_document() {
+    let (dir, _, _) = workspace("deploy.yaml");
+    let root = dir.path().join(".golint-k8s.yaml");
+    std::fs::write(&root, "rules: {GK101: off}\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(
+        dir.path().join("sub/.golint-k8s.yaml"),
+        "extend: ../.golint-k8s.yaml\nnode-cpus: 8\n",
+    )
+    .unwrap();
+    let uri = file_uri(&dir.path().join("sub/other.yaml"));
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(codes(&lsp.open(&uri, "yaml", BASE)), Vec::<&str>::new());
+
+    std::fs::write(&root, "rules: {GK101: error}\n").unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": file_uri(&root), "type": 2}]}),
+    );
+    let p = lsp.wait_diagnostics(&uri, TIMEOUT);
+    assert_eq!(p["diagnostics"][0]["code"], "GK101", "{p:#}");
+    assert_eq!(p["diagnostics"][0]["severity"], 1);
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 /// An open document gets the LimitRanges of its repository, the answer `lint` gives the same
 /// file named alone (as pre-commit names it); outside a repository it stands alone in both.
 #[test]
