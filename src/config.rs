@@ -54,6 +54,7 @@ pub const KEYS: &[&str] = &[
     "fail-on",
     "format",
     "image-registries",
+    "chart-values",
     "extend",
 ];
 
@@ -184,6 +185,10 @@ pub struct Config {
     /// `image-registries`: registries (host, host:port, `*.domain`) read besides the public
     /// ones, at any address (docs/images.md).
     pub image_registries: Vec<String>,
+    /// `chart-values`: values files (names or globs relative to each chart's directory) that a
+    /// walk passes to `helm template` after the chart's defaults, for the charts this config
+    /// governs.
+    pub chart_values: Vec<String>,
     /// `extend`: the config files this one builds on, the one it names first, then the one that
     /// one names, and so on (empty: it extends none).
     pub extends: Vec<PathBuf>,
@@ -221,6 +226,7 @@ impl Default for Config {
             image_registries: Vec::new(),
             fail_on: None,
             format: None,
+            chart_values: Vec::new(),
             extends: Vec::new(),
             origins: HashMap::new(),
             extend: None,
@@ -349,6 +355,45 @@ impl Config {
                 .is_some()
     }
 
+    /// The values files `chart-values` names in the chart at `chart`, in the order the entries
+    /// are listed (a glob's files sorted by name; a file named twice is passed once), and the
+    /// entries that match no file there.
+    pub fn chart_values_in(&self, chart: &Path) -> (Vec<PathBuf>, Vec<&str>) {
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut unmatched = Vec::new();
+        for entry in &self.chart_values {
+            let mut matched: Vec<PathBuf> = match entry.contains(['*', '?', '[', '{']) {
+                false => Some(chart.join(entry))
+                    .filter(|p| p.is_file())
+                    .into_iter()
+                    .collect(),
+                true => {
+                    let Ok(glob) = globset::GlobBuilder::new(entry)
+                        .literal_separator(true)
+                        .build()
+                    else {
+                        unmatched.push(entry.as_str());
+                        continue;
+                    };
+                    let glob = glob.compile_matcher();
+                    let mut rel = Vec::new();
+                    files_below(chart, Path::new(""), entry.contains('/'), &mut rel);
+                    rel.sort();
+                    rel.into_iter()
+                        .filter(|r| glob.is_match(r))
+                        .map(|r| chart.join(r))
+                        .collect()
+                }
+            };
+            if matched.is_empty() {
+                unmatched.push(entry.as_str());
+            }
+            matched.retain(|m| !files.contains(m));
+            files.extend(matched);
+        }
+        (files, unmatched)
+    }
+
     /// The settings as `lint --show-settings` prints them: one `key: value` line each, in the
     /// config file's own key names.
     pub fn settings_text(&self) -> String {
@@ -418,6 +463,7 @@ impl Config {
             format!("inspect-images: {}", self.inspect_images),
             format!("fail-on: {}", opt(self.fail_on.clone())),
             format!("format: {}", opt(self.format.clone())),
+            format!("chart-values: {:?}", self.chart_values),
         ]
         .into_iter()
         .chain((!self.extends.is_empty()).then(|| {
@@ -542,6 +588,7 @@ impl Config {
             "fail-on" => self.fail_on = from.fail_on.clone(),
             "format" => self.format = from.format.clone(),
             "image-registries" => self.image_registries = from.image_registries.clone(),
+            "chart-values" => self.chart_values = from.chart_values.clone(),
             // The chain itself, followed by the loader.
             "extend" => {}
             other => unreachable!("config key {other} has no inheritance"),
@@ -628,6 +675,17 @@ impl Config {
                 "image-registries" => {
                     for i in p.seq(v)? {
                         cfg.image_registries.push(p.string(i)?.to_string());
+                    }
+                }
+                "chart-values" => {
+                    for i in p.seq(v)? {
+                        let entry = p.string(i)?;
+                        if entry.is_empty() {
+                            return Err(p.at(i, "a chart-values entry names a file or glob".into()));
+                        }
+                        Glob::new(entry)
+                            .map_err(|e| p.at(i, format!("invalid glob {entry:?}: {e}")))?;
+                        cfg.chart_values.push(entry.to_string());
                     }
                 }
                 "go-images" => cfg.go_images = p.globs(v)?,
@@ -809,6 +867,22 @@ impl Config {
             }
         }
         Ok(cfg)
+    }
+}
+
+/// The files under `dir` (below `rel` in it), as paths relative to `dir`; into subdirectories
+/// only when `deep` (a `chart-values` glob with a `/`), and never through a symlinked directory.
+fn files_below(dir: &Path, rel: &Path, deep: bool, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir.join(rel)) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let path = rel.join(e.file_name());
+        match e.file_type() {
+            Ok(t) if t.is_dir() && deep => files_below(dir, &path, deep, out),
+            Ok(_) if dir.join(&path).is_file() => out.push(path),
+            _ => {}
+        }
     }
 }
 
@@ -1069,6 +1143,43 @@ mod tests {
             into.inherit(key, &c);
         }
         assert_eq!(into.node_cpus, Some(4));
+    }
+
+    #[test]
+    fn chart_values_keep_the_listed_order_and_sort_within_a_glob() {
+        let chart = tempfile::tempdir().unwrap();
+        std::fs::create_dir(chart.path().join("env")).unwrap();
+        for f in [
+            "values-b.yaml",
+            "values-a.yaml",
+            "prod.yaml",
+            "env/x.yaml",
+            "env/w.yaml",
+        ] {
+            std::fs::write(chart.path().join(f), "{}\n").unwrap();
+        }
+        let c = parse(
+            "chart-values: [prod.yaml, \"values-*.yaml\", \"env/*.yaml\", values-a.yaml, staging.yaml, \"*.json\"]\n",
+        )
+        .unwrap();
+        let (files, unmatched) = c.chart_values_in(chart.path());
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| f.strip_prefix(chart.path()).unwrap().display().to_string())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "prod.yaml",
+                "values-a.yaml",
+                "values-b.yaml",
+                "env/w.yaml",
+                "env/x.yaml"
+            ]
+        );
+        assert_eq!(unmatched, ["staging.yaml", "*.json"]);
+        let e = parse("chart-values: [\"values-[.yaml\"]\n").unwrap_err();
+        assert!(e.message.contains("invalid glob"), "{e}");
     }
 
     #[test]

@@ -76,6 +76,15 @@ impl Run {
                         .for_file(&file)
                         .is_ok_and(|cfg| is_excluded(&o.exclude, &o.extend_exclude, &cfg, &file))
                 },
+                // A chart's values files come from the config that governs its Chart.yaml.
+                |chart| match finder.for_file(&chart.join("Chart.yaml")) {
+                    Ok(cfg) => {
+                        let (files, unmatched) = cfg.chart_values_in(chart);
+                        (files, unmatched.into_iter().map(str::to_string).collect())
+                    }
+                    // The config's error is reported where the render is linted.
+                    Err(_) => (Vec::new(), Vec::new()),
+                },
             ),
         };
         Ok(Run {
@@ -190,21 +199,44 @@ impl Found {
     }
 
     /// A Helm chart met in a walk: what `helm template` renders of it with the chart's own
-    /// values, named after the chart, as `--helm` would lint it. Without `helm`, or when the
-    /// render fails, the chart is an input that could not be linted: listed with the others in
-    /// every format, and the findings are incomplete (exit 2), so that a repository of charts
-    /// never passes on nothing.
-    fn render_walked_chart(&mut self, dir: &Path) {
+    /// values and then the `values` files its config's `chart-values` names (`unmatched`: the
+    /// entries that named none), named after the chart, as `--helm` would lint it. Without
+    /// `helm`, or when the render fails, the chart is an input that could not be linted: listed
+    /// with the others in every format, and the findings are incomplete (exit 2), so that a
+    /// repository of charts never passes on nothing.
+    fn render_walked_chart(
+        &mut self,
+        dir: &Path,
+        (values, unmatched): (Vec<PathBuf>, Vec<String>),
+    ) {
         let shown = dir.display().to_string();
+        for entry in unmatched {
+            self.notes.push(format!(
+                "note: {shown}: chart-values entry '{entry}' matches no file"
+            ));
+        }
         let rendered = crate::helm::Chart::open(dir).and_then(|chart| {
-            let bytes = crate::helm::render(dir, "release-name", &[], &[])?;
+            let bytes = crate::helm::render(dir, "release-name", &values, &[])?;
             Ok((chart, bytes))
         });
         match rendered {
             Ok((chart, bytes)) => {
                 let name = format!("{shown} (helm template)");
+                let with = match values.is_empty() {
+                    true => "the chart's own values".to_string(),
+                    false => {
+                        let files: Vec<String> = values
+                            .iter()
+                            .map(|v| v.strip_prefix(dir).unwrap_or(v).display().to_string())
+                            .collect();
+                        format!(
+                            "the chart's values and then {} (chart-values)",
+                            files.join(", ")
+                        )
+                    }
+                };
                 self.notes.push(format!(
-                    "note: {shown} is a Helm chart: linted as `helm template` renders it with the chart's own values"
+                    "note: {shown} is a Helm chart: linted as `helm template` renders it with {with}"
                 ));
                 self.rendered_charts.insert(name.clone(), chart);
                 self.inputs.push(Input::Rendered {
@@ -230,6 +262,7 @@ impl Found {
         paths: &[String],
         skip_vendored: impl Fn(&Path) -> bool,
         excluded_chart: impl Fn(&Path) -> bool,
+        chart_values: impl Fn(&Path) -> (Vec<PathBuf>, Vec<String>),
     ) -> Found {
         let walked = walk::collect(paths, skip_vendored);
         let mut notes = Vec::new();
@@ -277,7 +310,7 @@ impl Found {
                 .iter()
                 .any(|other| other != c && c.starts_with(other.join("charts")));
             if !inside_another && !excluded_chart(c) {
-                found.render_walked_chart(c);
+                found.render_walked_chart(c, chart_values(c));
             }
         }
         found

@@ -444,3 +444,69 @@ fn a_chart_found_in_a_walk_is_rendered_and_mapped() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("a Helm chart, not linted"));
 }
+
+/// A chart met in a walk is rendered with the values files that the config governing its
+/// Chart.yaml names in `chart-values`, after the chart's own: values-prod.yaml sets GOMEMLIMIT
+/// above the memory limit, a finding (GK103) only that file gives, mapped back to the template
+/// line and values key as the chart's own findings are. An entry that names no file is a note.
+#[test]
+fn a_walked_chart_is_rendered_with_the_configs_chart_values() {
+    let Some(t) = tools::ensure() else { return };
+    let repo = tempfile::tempdir().unwrap();
+    let status = Command::new("cp")
+        .arg("-R")
+        .arg(common::root().join(CHART))
+        .arg(repo.path().join("goservice"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::create_dir(repo.path().join(".git")).unwrap();
+    std::fs::write(
+        repo.path().join("goservice/values-prod.yaml"),
+        "env:\n  - name: GOMEMLIMIT\n    value: 2GiB\n",
+    )
+    .unwrap();
+    let lint = || {
+        Command::new(env!("CARGO_BIN_EXE_golint-k8s"))
+            .args(["lint", ".", "--format", "json"])
+            .current_dir(repo.path())
+            .env("PATH", path_with(&t))
+            .output()
+            .unwrap()
+    };
+    let out = lint();
+    assert!(!findings(&out).iter().any(|f| f["code"] == "GK103"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("with the chart's own values"));
+
+    std::fs::write(
+        repo.path().join(".golint-k8s.yaml"),
+        "chart-values: [values-prod.yaml, \"values-staging-*.yaml\"]\n",
+    )
+    .unwrap();
+    let out = lint();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("goservice is a Helm chart: linted as `helm template` renders it with the chart's values and then values-prod.yaml (chart-values)"),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "note: ./goservice: chart-values entry 'values-staging-*.yaml' matches no file"
+        ),
+        "{err}"
+    );
+    let fs = findings(&out);
+    let gk103 = find(&fs, "GK103", "api");
+    assert!(
+        gk103["message"].as_str().unwrap().contains("2GiB"),
+        "{gk103:#}"
+    );
+    // The template line and values key; which values file set the key is not part of the map.
+    assert_eq!(
+        gk103["chart"]["file"], "./goservice/templates/deployment.yaml",
+        "{gk103:#}"
+    );
+    assert_eq!(gk103["chart"]["line"], 24, "{gk103:#}");
+    assert_eq!(gk103["chart"]["values_key"], "env[0].value", "{gk103:#}");
+}
