@@ -122,6 +122,12 @@ pub fn of(file: &str, d: &Diagnostic) -> u64 {
     prefix(file, d).field(d.code.as_str()).0
 }
 
+/// The fingerprint of a note about a whole input (GitLab's entry for an input not linted): its
+/// path and what kind of note it is, never the message, whose wording may change.
+pub fn of_input(path: &str, kind: &str) -> u64 {
+    Hash::START.field(path).field(kind).0
+}
+
 /// A fingerprint as it is written: 16 lowercase hexadecimal digits (as `{:016x}`), without an
 /// allocation.
 pub fn hex(fp: u64) -> [u8; 16] {

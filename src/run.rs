@@ -249,8 +249,9 @@ impl Found {
                 let message = format!("a Helm chart, not linted: {why}");
                 self.notes.push(format!("error: {shown}: {message}"));
                 self.walk_errors.push(output::InputError {
-                    path: Some(shown),
+                    path: Some(crate::text::shown_path(dir)),
                     message,
+                    failed: true,
                 });
                 self.had_error = true;
             }
@@ -297,6 +298,7 @@ impl Found {
                 .map(|(p, m)| output::InputError {
                     path: Some(p.clone()),
                     message: m.clone(),
+                    failed: walked.errors.iter().any(|e| e.0 == *p),
                 })
                 .collect(),
             inputs: walked.inputs,

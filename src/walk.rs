@@ -63,8 +63,9 @@ pub struct Walked {
     pub charts: Vec<PathBuf>,
     /// What else the walk passed over, and why: a note each.
     pub notes: Vec<String>,
-    /// Symlinks to files outside the named paths and their repository, never read: a note each,
-    /// and listed with the inputs that were not linted.
+    /// Symlinks to files outside the named paths and their repository, and symlinks named as
+    /// manifests that lead to no file: never read, a note each, and listed with the inputs that
+    /// were not linted.
     pub refused: Vec<(String, String)>,
 }
 
@@ -321,10 +322,9 @@ fn linked_files(
     let mut out = Vec::new();
     for link in links {
         match std::fs::metadata(&link) {
-            Err(e) if is_manifest_name(&link) => notes.push(format!(
-                "{}: a symlink that leads to no file ({}); skipped",
+            Err(e) if is_manifest_name(&link) => w.refused.push((
                 crate::text::shown_path(&link),
-                describe_io(&e)
+                format!("a symlink that leads to no file ({}); skipped", describe_io(&e)),
             )),
             Err(_) => {}
             Ok(m) if m.is_dir() => notes.push(format!(

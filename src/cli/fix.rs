@@ -148,6 +148,14 @@ pub fn run(mut a: FixArgs) -> i32 {
         if let Some(n) = &r.note {
             say!("note: {}: {n}", r.name);
         }
+        // A file that is no manifest is listed with the inputs not linted, as `lint` lists it.
+        if let Some(why) = &r.report.skipped {
+            unread.push(crate::output::InputError {
+                path: Some(r.name.clone()),
+                message: why.clone(),
+                failed: false,
+            });
+        }
     }
     let swept = writer.stale_removed();
     if swept > 0 {

@@ -563,6 +563,7 @@ fn not_linted(report: &crate::lint::FileReport) -> Option<output::InputError> {
     Some(output::InputError {
         path: Some(report.name.clone()),
         message: why.clone(),
+        failed: false,
     })
 }
 

@@ -147,8 +147,12 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut out = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "golint-k8s", &mut out);
-            rules::emit(&String::from_utf8_lossy(&out))
+            clap_complete::generate(shell, &mut Cli::command(), BIN, &mut out);
+            let script = String::from_utf8_lossy(&out);
+            match shell {
+                clap_complete::Shell::Bash => rules::emit(&bash_states_agree(&script, BIN)),
+                _ => rules::emit(&script),
+            }
         }
         Command::Lsp => crate::lsp::run(),
         Command::Cluster(a) => cluster::run(a),
@@ -156,9 +160,54 @@ pub fn run(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     }
 }
 
+/// The name the completion scripts complete.
+const BIN: &str = "golint-k8s";
+
+/// clap_complete's bash script (4.6 and earlier) walks the words typed into a state named
+/// `golint__k8s__subcmd__lint`, the binary's hyphen escaped as `__`, but labels the state's
+/// case arm `golint__subcmd__k8s__subcmd__lint`, the hyphen escaped as the subcommand
+/// separator: no arm ever matches, and nothing completes after the subcommand. This rewrites
+/// the arms' labels to the loop's spelling, and nothing else; once clap_complete spells them
+/// alike no label matches and the script is left as it is.
+fn bash_states_agree(script: &str, bin: &str) -> String {
+    const SEP: &str = "__subcmd__";
+    let wrong = format!("{}{SEP}", bin.replace('-', SEP));
+    let right = format!("{}{SEP}", bin.replace('-', "__"));
+    if wrong == right {
+        return script.to_string();
+    }
+    script
+        .split_inclusive('\n')
+        .map(|line| {
+            let label = line.trim_start();
+            if label.starts_with(&wrong) && label.trim_end().ends_with(')') {
+                line.replacen(&wrong, &right, 1)
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bash_state_labels_take_the_loops_spelling_and_nothing_else_changes() {
+        let script = "        case \"${cmd},${i}\" in\n            golint__k8s,lint)\n                cmd=\"golint__k8s__subcmd__lint\"\n    case \"${cmd}\" in\n        golint__k8s)\n        golint__subcmd__k8s__subcmd__lint)\n            opts=\"golint__subcmd__k8s__subcmd__x)\"\n";
+        let fixed = bash_states_agree(script, "golint-k8s");
+        assert_eq!(
+            fixed,
+            script.replacen(
+                "        golint__subcmd__k8s__subcmd__lint)",
+                "        golint__k8s__subcmd__lint)",
+                1
+            )
+        );
+        // A name without a hyphen has one spelling: nothing to rewrite.
+        assert_eq!(bash_states_agree(script, "golint"), script);
+    }
 
     /// The config's `format` and `fail-on` take exactly the values of the flags they stand in
     /// for: the config checks a name against its list, the command line parses it.

@@ -1,5 +1,7 @@
 //! `--format concise`: one line per finding, `file:line:col: severity CODE name: message`, the
-//! shape editors' and CI's problem matchers already parse.
+//! shape editors' and CI's problem matchers already parse; then one line per input not linted,
+//! `path: error: message` (it could not be read) or `path: note: message` (passed over on
+//! purpose), the shape compilers give a message about a file as a whole.
 
 use std::io::Write;
 
@@ -77,6 +79,22 @@ impl Format for Concise {
     }
 
     fn finish(&self, _: (), end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        // Listed with --quiet too: they are part of what the run found, not its summary.
+        for e in end.errors {
+            let level = if e.failed { "error" } else { "note" };
+            let path = e.path.as_deref().unwrap_or("golint-k8s");
+            let dot = if path.trim_start().starts_with("::") {
+                "./"
+            } else {
+                ""
+            };
+            let line = format!("{dot}{path}: {level}: {}", e.message);
+            writeln!(
+                out,
+                "{}",
+                crate::text::printable_lines(&line.replace('\n', " "))
+            )?;
+        }
         if self.summary {
             writeln!(out, "{}", super::human::summary_line(end))?;
             if let Some(line) = super::unread_line(end.errors) {

@@ -2,7 +2,8 @@
 //! pull request's diff without uploading SARIF.
 //!
 //! GitHub parses `::level file=…,line=…::message`; the message must have `%`, CR and LF escaped,
-//! and property values additionally `:` and `,` (they delimit the properties).
+//! and property values additionally `:` and `,` (they delimit the properties). The inputs not
+//! linted come last, an annotation each on the file as a whole.
 
 use std::io::Write;
 
@@ -24,7 +25,7 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// GitHub's workflow commands, one per finding.
+/// GitHub's workflow commands, one per finding and one per input not linted.
 pub struct Github;
 
 impl Format for Github {
@@ -72,7 +73,22 @@ impl Format for Github {
         out.write_all(&piece)
     }
 
-    fn finish(&self, _: (), _: &End, _: &mut dyn Write) -> std::io::Result<()> {
+    fn finish(&self, _: (), end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        // An input that could not be read fails the check as a finding would; one passed over
+        // on purpose is a notice.
+        for e in end.errors {
+            let level = if e.failed { "error" } else { "notice" };
+            let file = e
+                .path
+                .as_deref()
+                .map(|p| format!("file={},", escape_property(p)))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "::{level} {file}title=input not linted::{}",
+                escape_data(&e.message)
+            )?;
+        }
         Ok(())
     }
 }

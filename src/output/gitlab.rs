@@ -5,6 +5,10 @@
 //! relative to the repository, `lines.begin`). GitLab compares reports by fingerprint, which must
 //! be unique in a report: the finding's fingerprint (no line numbers in it, so a moved finding is
 //! the same issue) and its rank among findings that share it.
+//!
+//! The inputs not linted come last, an issue each in the same shape: `check_name`
+//! `golint-k8s.input`, at line 1 of the path, `critical` when it could not be read (as an error
+//! finding is) and `info` when it was passed over on purpose.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -23,7 +27,30 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
-/// GitLab's Code Quality report: a JSON array with one issue per finding.
+/// The `check_name` of an input not linted.
+const INPUT_CHECK: &str = "golint-k8s.input";
+
+/// A path as the walk found it, relative to the repository root when it lies there. The link
+/// itself is located, not what it leads to: a link that leads nowhere is still at its path.
+fn relative(root: &std::path::Path, path: &str) -> String {
+    let p = std::path::Path::new(path);
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir().map_or_else(|_| p.to_path_buf(), |cwd| cwd.join(p))
+    };
+    let parent = abs
+        .parent()
+        .and_then(|d| std::fs::canonicalize(d).ok())
+        .zip(abs.file_name())
+        .map_or(abs.clone(), |(d, name)| d.join(name));
+    parent
+        .strip_prefix(root)
+        .map_or_else(|_| path.to_string(), super::slash_path)
+}
+
+/// GitLab's Code Quality report: a JSON array with one issue per finding and one per input not
+/// linted.
 pub struct Gitlab {
     root: std::path::PathBuf,
 }
@@ -96,7 +123,37 @@ impl Format for Gitlab {
         Ok(())
     }
 
-    fn finish(&self, any: bool, _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+    fn finish(&self, mut any: bool, end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        let mut seen: HashMap<u64, usize> = HashMap::new();
+        for e in end.errors {
+            let path = e
+                .path
+                .as_deref()
+                .map_or_else(|| ".".to_string(), |p| relative(&self.root, p));
+            let (kind, severity) = if e.failed {
+                ("failed", "critical")
+            } else {
+                ("passed-over", "info")
+            };
+            let fingerprint = crate::fingerprint::of_input(&path, kind);
+            let rank = seen.entry(fingerprint).or_default();
+            let fingerprint = if *rank == 0 {
+                format!("{fingerprint:016x}")
+            } else {
+                format!("{fingerprint:016x}-{rank}")
+            };
+            *rank += 1;
+            let issue = json!({
+                "description": e.message,
+                "check_name": INPUT_CHECK,
+                "fingerprint": fingerprint,
+                "severity": severity,
+                "location": {"path": path, "lines": {"begin": 1}},
+            });
+            let mut bytes = Vec::new();
+            super::json::pretty_at(&mut bytes, &issue, 1);
+            self.push(&mut any, vec![bytes], out)?;
+        }
         // serde_json's pretty layout: `[]` when empty.
         out.write_all(if any { b"\n]\n" } else { b"]\n" })
     }

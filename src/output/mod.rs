@@ -183,12 +183,18 @@ pub struct Run<'a> {
     pub errors: &'a [InputError],
 }
 
-/// An input that could not be read or walked (exit 2): a report must never look clean without it.
+/// An input that was not linted: a report must never look clean without it. Either it could not
+/// be read, walked or rendered (`failed`: exit 2), or it was passed over on purpose (a symlink
+/// not followed, a file that is no manifest), which is a note and leaves the exit code to the
+/// findings. Every format lists both, at the level each deserves.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct InputError {
     /// The path as the user named it or the walk found it; None for a failure of no one path.
     pub path: Option<String>,
     pub message: String,
+    /// Not in JSON, whose `errors` predate it: the formats that have levels read it.
+    #[serde(skip)]
+    pub failed: bool,
 }
 
 impl From<&crate::error::Error> for InputError {
@@ -197,10 +203,12 @@ impl From<&crate::error::Error> for InputError {
             crate::error::Error::Input { name, message } => InputError {
                 path: Some(name.clone()),
                 message: message.clone(),
+                failed: true,
             },
             other => InputError {
                 path: None,
                 message: other.to_string(),
+                failed: true,
             },
         }
     }

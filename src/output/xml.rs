@@ -2,8 +2,14 @@
 //! Azure Pipelines) and code-review tools (reviewdog, Danger) display.
 //!
 //! JUnit: one test suite per file, one failed test case per finding, and one passing case for a
-//! file without findings, so a CI page counts the files that passed. Checkstyle: one `file`
-//! element per file with an `error` per finding, as checkstyle 4.3 writes them.
+//! manifest without findings, so a CI page counts the files that passed. A file that holds no
+//! Kubernetes object was not linted and passes nothing: its case is skipped. Checkstyle: one
+//! `file` element per file with an `error` per finding, as checkstyle 4.3 writes them.
+//!
+//! The inputs not linted ([`super::InputError`]) come last in both, so that a CI page that shows
+//! nothing else still shows them: in JUnit a suite each whose case is an `error` (an input that
+//! could not be read, exit 2) or `skipped` (one passed over on purpose); in checkstyle a `file`
+//! each with one `error` element of severity `error` or `info` and source `golint-k8s.input`.
 
 use std::io::Write;
 
@@ -56,6 +62,23 @@ impl Format for Junit {
         let mut out = String::new();
         let name = escape(&r.name);
         let n = r.findings.len();
+        if r.skipped.is_some() {
+            // Listed with the inputs not linted, at the end.
+            return (out, 0, 0);
+        }
+        if n == 0 && r.stats.objects == 0 {
+            let _ = writeln!(
+                out,
+                r#"  <testsuite name="{name}" tests="1" failures="0" errors="0" skipped="1">"#
+            );
+            let _ = writeln!(
+                out,
+                r#"    <testcase name="golint-k8s" classname="{name}" file="{name}">"#
+            );
+            let _ = writeln!(out, r#"      <skipped message="{NOT_A_MANIFEST}"/>"#);
+            out.push_str("    </testcase>\n  </testsuite>\n");
+            return (out, 1, 0);
+        }
         let _ = writeln!(
             out,
             r#"  <testsuite name="{name}" tests="{}" failures="{n}" errors="0">"#,
@@ -105,19 +128,51 @@ impl Format for Junit {
         Ok(())
     }
 
-    fn finish(&self, held: Suites, _: &End, out: &mut dyn Write) -> std::io::Result<()> {
-        let (tests, failures) = (held.tests, held.failures);
+    fn finish(&self, held: Suites, end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        let tests = held.tests + end.errors.len();
+        let failures = held.failures;
+        let errors = end.errors.iter().filter(|e| e.failed).count();
         writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
         writeln!(
             out,
-            r#"<testsuites name="golint-k8s" tests="{tests}" failures="{failures}" errors="0">"#
+            r#"<testsuites name="golint-k8s" tests="{tests}" failures="{failures}" errors="{errors}">"#
         )?;
         for suite in &held.suites {
             out.write_all(suite.as_bytes())?;
         }
+        for e in end.errors {
+            let name = escape(e.path.as_deref().unwrap_or("golint-k8s"));
+            let message = escape(&e.message);
+            let (counts, case) = if e.failed {
+                (
+                    r#"errors="1""#,
+                    format!(
+                        r#"<error message="{message}" type="input not linted">{name}: {message}</error>"#
+                    ),
+                )
+            } else {
+                (
+                    r#"errors="0" skipped="1""#,
+                    format!(r#"<skipped message="{message}"/>"#),
+                )
+            };
+            writeln!(
+                out,
+                r#"  <testsuite name="{name}" tests="1" failures="0" {counts}>"#
+            )?;
+            writeln!(
+                out,
+                r#"    <testcase name="golint-k8s" classname="{name}" file="{name}">"#
+            )?;
+            writeln!(out, "      {case}")?;
+            writeln!(out, "    </testcase>\n  </testsuite>")?;
+        }
         writeln!(out, "</testsuites>")
     }
 }
+
+/// Why a file that holds no Kubernetes object passes nothing.
+const NOT_A_MANIFEST: &str = "not linted: no document in it has an apiVersion and a kind, so it is not taken for a Kubernetes manifest";
 
 /// Checkstyle XML: a `file` element for each file with findings.
 pub struct Checkstyle;
@@ -161,7 +216,22 @@ impl Format for Checkstyle {
         out.write_all(file.as_bytes())
     }
 
-    fn finish(&self, _: (), _: &End, out: &mut dyn Write) -> std::io::Result<()> {
+    fn finish(&self, _: (), end: &End, out: &mut dyn Write) -> std::io::Result<()> {
+        // Checkstyle has no element for a file as a whole: its error is at line 1.
+        for e in end.errors {
+            let severity = if e.failed { "error" } else { "info" };
+            writeln!(
+                out,
+                r#"  <file name="{}">"#,
+                escape(e.path.as_deref().unwrap_or("golint-k8s"))
+            )?;
+            writeln!(
+                out,
+                r#"    <error line="1" severity="{severity}" message="{}" source="golint-k8s.input"/>"#,
+                escape(&e.message)
+            )?;
+            writeln!(out, "  </file>")?;
+        }
         writeln!(out, "</checkstyle>")
     }
 }

@@ -15,6 +15,7 @@ mod tools;
 mod adopt;
 mod cli;
 mod config_schema;
+mod container;
 mod corpus;
 mod cross_file;
 mod fix_cli;

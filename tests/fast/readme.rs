@@ -1,7 +1,8 @@
 //! The README's tour shows what the tool prints: every `console` block under "A short tour" is
 //! run with the real binary from the repository's root and its output compared, line for line.
-//! Shell completions are generated for every shell clap_complete knows, and bash's parses. The
-//! README stays under 25,000 bytes, and the relative links of the README and docs/ resolve.
+//! Shell completions are generated for every shell clap_complete knows; bash's parses, and bash
+//! completes with it past the subcommand. The README stays under 25,000 bytes, and the relative
+//! links of the README and docs/ resolve.
 
 use std::process::Command;
 
@@ -192,4 +193,80 @@ fn anchors(markdown: &str) -> Vec<String> {
                 .collect()
         })
         .collect()
+}
+
+/// What bash's own completion offers for a command line: the generated script sourced in a bare
+/// bash, the words set as bash sets them when Tab is pressed at the end of `line`, and the
+/// function that `complete -p golint-k8s` names called as bash calls it. One candidate a line.
+fn bash_completes(script: &str, line: &str) -> Vec<String> {
+    let driver = r#"
+source "$1"
+read -r -a COMP_WORDS <<< "$2"
+if [[ "$2" == *" " ]]; then COMP_WORDS+=(""); fi
+COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 ))
+COMP_LINE="$2"
+COMP_POINT=${#COMP_LINE}
+spec=$(complete -p golint-k8s) || exit 3
+fn=$(sed -n 's/.*-F \([^ ]*\).*/\1/p' <<< "$spec")
+[[ -n "$fn" ]] || exit 4
+prev=""
+if (( COMP_CWORD > 0 )); then prev="${COMP_WORDS[COMP_CWORD-1]}"; fi
+"$fn" golint-k8s "${COMP_WORDS[COMP_CWORD]}" "$prev"
+printf '%s\n' "${COMPREPLY[@]}"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("golint-k8s.bash");
+    std::fs::write(&path, script).unwrap();
+    let out = Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", driver, "bash"])
+        .arg(&path)
+        .arg(line)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{line:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Bash completes past the subcommand: the options of `lint` and `fix`, the values of
+/// `--format`, as well as the subcommands themselves. (clap_complete's bash script names its
+/// states in two spellings when the binary's name has a hyphen, and then completed nothing after
+/// the subcommand.)
+#[test]
+fn bash_completes_options_after_the_subcommand() {
+    if Command::new("bash").arg("--version").output().is_err() {
+        return crate::common::did_not_run("no bash on PATH: bash completion not driven");
+    }
+    let out = Command::new(BIN)
+        .args(["completions", "bash"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let script = String::from_utf8(out.stdout).unwrap();
+    let subcommands = bash_completes(&script, "golint-k8s ");
+    for word in ["lint", "fix", "cluster", "completions", "explain"] {
+        assert!(
+            subcommands.iter().any(|c| c == word),
+            "{word}: {subcommands:?}"
+        );
+    }
+    let lint = bash_completes(&script, "golint-k8s lint --fo");
+    assert!(lint.iter().any(|c| c == "--format"), "{lint:?}");
+    assert!(lint.iter().all(|c| c.starts_with("--fo")), "{lint:?}");
+    let fix = bash_completes(&script, "golint-k8s fix --");
+    for option in ["--unsafe-fixes", "--diff", "--check", "--format"] {
+        assert!(fix.iter().any(|c| c == option), "{option}: {fix:?}");
+    }
+    let formats = bash_completes(&script, "golint-k8s lint --format ");
+    for format in ["human", "json", "sarif", "junit"] {
+        assert!(formats.iter().any(|c| c == format), "{format}: {formats:?}");
+    }
 }
