@@ -7,7 +7,8 @@
 //! [`suppress`] → [`output`]. [`lint`] strings the stages together for one file; [`cli`] runs it
 //! over many files in parallel; [`fix`] rewrites files from the findings' edits ([`edit`]); [`lsp`] serves
 //! the same findings and fixes to editors; [`helm`] maps findings in rendered charts back to the
-//! template line and values key behind them; [`cluster`] runs the rules over a live cluster's
+//! template line and values key behind them, and [`kustomize_build`] findings in Kustomize builds
+//! to the file that wrote each value; [`cluster`] runs the rules over a live cluster's
 //! objects. [`project`] is what a run knows beyond each file (the project files around it, image
 //! facts, cross-file objects), owned by the run. [`fingerprint`] names a finding without line
 //! numbers, for [`baseline`] (`--new-from-rev`) and for the SARIF and GitLab reports.
@@ -25,6 +26,7 @@ pub mod go;
 pub mod helm;
 pub mod image;
 pub mod k8s;
+pub mod kustomize_build;
 #[cfg(test)]
 mod layers;
 pub mod lint;

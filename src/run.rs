@@ -69,12 +69,11 @@ impl Run {
             _ => Found::walked(
                 &o.paths,
                 |dir| skips_vendored(&finder, o.exclude.is_some(), dir),
-                // A chart is excluded as its Chart.yaml would be.
-                |chart| {
-                    let file = chart.join("Chart.yaml");
+                // A chart is excluded as its Chart.yaml would be, a kustomization as its file.
+                |file| {
                     finder
-                        .for_file(&file)
-                        .is_ok_and(|cfg| is_excluded(&o.exclude, &o.extend_exclude, &cfg, &file))
+                        .for_file(file)
+                        .is_ok_and(|cfg| is_excluded(&o.exclude, &o.extend_exclude, &cfg, file))
                 },
                 // A chart's values files come from the config that governs its Chart.yaml.
                 |chart| match finder.for_file(&chart.join("Chart.yaml")) {
@@ -105,6 +104,8 @@ impl Run {
             chart,
             notes: found.notes,
             rendered_charts: found.rendered_charts,
+            kustomize_builds: found.kustomize_builds,
+            already_said: Default::default(),
             indexed_repository: None,
         })
     }
@@ -129,6 +130,8 @@ impl Run {
             chart: None,
             notes: Vec::new(),
             rendered_charts: HashMap::new(),
+            kustomize_builds: Default::default(),
+            already_said: Default::default(),
             indexed_repository: None,
         }
     }
@@ -178,6 +181,8 @@ struct Found {
     notes: Vec<String>,
     /// The charts a walk rendered, by the name their render is reported under.
     rendered_charts: HashMap<String, crate::helm::Chart>,
+    /// The Kustomize roots a walk built, by the name their build is reported under.
+    kustomize_builds: HashMap<String, PathBuf>,
 }
 
 impl Found {
@@ -195,6 +200,7 @@ impl Found {
             walk_errors: Vec::new(),
             notes: Vec::new(),
             rendered_charts: HashMap::new(),
+            kustomize_builds: Default::default(),
         })
     }
 
@@ -209,7 +215,7 @@ impl Found {
         dir: &Path,
         (values, unmatched): (Vec<PathBuf>, Vec<String>),
     ) {
-        let shown = dir.display().to_string();
+        let shown = shown_dir(dir);
         for entry in unmatched {
             self.notes.push(format!(
                 "note: {shown}: chart-values entry '{entry}' matches no file"
@@ -262,7 +268,7 @@ impl Found {
     fn walked(
         paths: &[String],
         skip_vendored: impl Fn(&Path) -> bool,
-        excluded_chart: impl Fn(&Path) -> bool,
+        excluded: impl Fn(&Path) -> bool,
         chart_values: impl Fn(&Path) -> (Vec<PathBuf>, Vec<String>),
     ) -> Found {
         let walked = walk::collect(paths, skip_vendored);
@@ -277,7 +283,8 @@ impl Found {
             notes.push(format!("note: {p}: {m}"));
         }
         // A typo in a path, or a directory of other files: zero files linted is no pass.
-        if walked.inputs.is_empty()
+        if !paths.is_empty()
+            && walked.inputs.is_empty()
             && walked.charts.is_empty()
             && walked.errors.is_empty()
             && walked.refused.is_empty()
@@ -304,6 +311,7 @@ impl Found {
             inputs: walked.inputs,
             notes,
             rendered_charts: HashMap::new(),
+            kustomize_builds: Default::default(),
         };
         // A subchart renders as part of the chart that holds it.
         let charts = &walked.charts;
@@ -311,11 +319,79 @@ impl Found {
             let inside_another = charts
                 .iter()
                 .any(|other| other != c && c.starts_with(other.join("charts")));
-            if !inside_another && !excluded_chart(c) {
+            if !inside_another && !excluded(&c.join("Chart.yaml")) {
                 found.render_walked_chart(c, chart_values(c));
             }
         }
+        let kustomizations: Vec<PathBuf> = found
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::File { path, walked: true }
+                    if crate::k8s::kustomize::is_kustomization_file(path) =>
+                {
+                    Some(path.clone())
+                }
+                _ => None,
+            })
+            .filter(|file| !excluded(file))
+            .filter_map(|file| file.parent().map(Path::to_path_buf))
+            .collect();
+        if !kustomizations.is_empty() {
+            let roots = crate::kustomize_build::roots(&kustomizations);
+            for (dir, why) in roots.not_built {
+                found.notes.push(format!(
+                    "note: {}: a kustomization not built ({why}): its files are linted one by one",
+                    crate::text::shown_path(&dir)
+                ));
+            }
+            for dir in roots.built {
+                found.build_walked_kustomization(&dir);
+            }
+        }
         found
+    }
+
+    /// A Kustomize root met in a walk: its build, linted as [`crate::kustomize_build`] says,
+    /// named after the directory. Without `kustomize` (or `kubectl`), or when the build fails,
+    /// it is an input that could not be linted, as a chart is.
+    fn build_walked_kustomization(&mut self, dir: &Path) {
+        let shown = shown_dir(dir);
+        match crate::kustomize_build::build(dir) {
+            Ok(bytes) => {
+                let name = format!("{shown} (kustomize build)");
+                self.kustomize_builds
+                    .insert(name.clone(), dir.to_path_buf());
+                self.inputs.push(Input::Rendered {
+                    name,
+                    config_path: dir.join("kustomization.yaml"),
+                    bytes,
+                });
+            }
+            Err(why) => {
+                let message = format!("a Kustomize overlay, not built: {why}");
+                self.notes.push(format!("error: {shown}: {message}"));
+                self.walk_errors.push(output::InputError {
+                    path: Some(shown),
+                    message,
+                    failed: true,
+                });
+                self.had_error = true;
+            }
+        }
+    }
+}
+
+/// The findings (rule, line) of a file linted on its own, as a Kustomize build's trace asks.
+type Said = Arc<Vec<(crate::diagnostic::Code, usize)>>;
+
+/// A directory as reports name it: without a leading `./`, and `.` for the one the run is in.
+fn shown_dir(dir: &Path) -> String {
+    let shown = crate::text::shown_path(dir);
+    if shown.is_empty() {
+        ".".to_string()
+    } else {
+        shown
     }
 }
 
@@ -344,6 +420,11 @@ pub struct Run {
     pub chart: Option<crate::helm::Chart>,
     /// The charts a walk met and rendered, by the name each render is reported under.
     rendered_charts: HashMap<String, crate::helm::Chart>,
+    /// The Kustomize roots a walk built, by the name their build is reported under.
+    kustomize_builds: HashMap<String, PathBuf>,
+    /// Per file a Kustomize build traced a finding to, the findings (rule, line) the file has
+    /// when linted on its own; None when the run does not lint it.
+    already_said: std::sync::Mutex<HashMap<PathBuf, Option<Said>>>,
     /// In a session, the repository whose LimitRanges and VPAs `project.index` holds
     /// ([`Run::index_repository_of`]).
     indexed_repository: Option<PathBuf>,
@@ -590,6 +671,82 @@ impl Run {
         files
     }
 
+    /// Whether an input is the build of a Kustomize root (see [`crate::kustomize_build`]).
+    pub fn is_kustomize_build(&self, origin: &Origin) -> bool {
+        matches!(origin, Origin::Stdin(name) if self.kustomize_builds.contains_key(name))
+    }
+
+    /// Build the Kustomize roots of the walk again and lint the builds: `fix` wrote files they
+    /// include, and a fix to a base can be wrong for an overlay (a GOMEMLIMIT sized for the
+    /// base's limit, above the overlay's). A build that fails now is reported as not linted.
+    pub fn relint_kustomize_builds(&mut self) -> Vec<Result<FileReport, output::InputError>> {
+        if let Ok(mut m) = self.already_said.lock() {
+            m.clear();
+        }
+        self.read_ahead.clear();
+        let mut builds: Vec<(&String, &PathBuf)> = self.kustomize_builds.iter().collect();
+        builds.sort();
+        builds
+            .into_par_iter()
+            .map(|(name, dir)| {
+                let bytes =
+                    crate::kustomize_build::build(dir).map_err(|why| output::InputError {
+                        path: Some(shown_dir(dir)),
+                        message: format!("a Kustomize overlay, not built after the fixes: {why}"),
+                        failed: true,
+                    })?;
+                let cfg = self
+                    .finder
+                    .for_file(&dir.join("kustomization.yaml"))
+                    .map_err(|e| output::InputError {
+                        path: Some(shown_dir(dir)),
+                        message: e.to_string(),
+                        failed: true,
+                    })?;
+                let src = Source::decode(Origin::Stdin(name.clone()), bytes);
+                Ok(lint_loaded(self, src, &cfg))
+            })
+            .collect()
+    }
+
+    /// Whether `file`, linted on its own in this run, has a finding of `code` starting on
+    /// `line` (None: the run does not lint the file). Each file is linted once for this.
+    fn already_said(
+        &self,
+        file: &Path,
+        code: crate::diagnostic::Code,
+        line: usize,
+    ) -> Option<bool> {
+        let real = std::fs::canonicalize(file).ok()?;
+        let hit = self.already_said.lock().ok()?.get(&real).cloned();
+        let said = match hit {
+            Some(said) => said,
+            None => {
+                let input = self.inputs.iter().find(|i| {
+                    matches!(i, Input::File { path, .. }
+                        if std::fs::canonicalize(path).ok().as_ref() == Some(&real))
+                });
+                let said = match input.map(|i| self.load(i)) {
+                    Some(Ok(Some((Ok(src), cfg)))) => {
+                        let r = lint_source_with(src, &cfg, &self.sel, &self.project, |_, _, _| {});
+                        Some(Arc::new(
+                            r.findings
+                                .iter()
+                                .map(|f| (f.diagnostic.code, f.start.0))
+                                .collect(),
+                        ))
+                    }
+                    _ => None,
+                };
+                if let Ok(mut m) = self.already_said.lock() {
+                    m.insert(real, said.clone());
+                }
+                said
+            }
+        };
+        said.map(|s| s.contains(&(code, line)))
+    }
+
     /// Load every input in parallel and run `f` on each (a config `exclude` skips an input).
     /// Inputs that cannot be read come back as errors.
     pub fn map_inputs<T: Send>(
@@ -664,9 +821,18 @@ pub fn lint_loaded(
                 Origin::Stdin(name) => p.rendered_charts.get(name),
                 Origin::File(_) => None,
             });
+            let build = match &src.origin {
+                Origin::Stdin(name) if p.kustomize_builds.contains_key(name) => Some(name.clone()),
+                _ => None,
+            };
             lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
                 if let Some(chart) = chart {
                     crate::helm::annotate(y, diags, chart);
+                }
+                if let Some(build) = &build {
+                    crate::kustomize_build::trace(y, build, diags, &|file, code, line| {
+                        p.already_said(file, code, line)
+                    });
                 }
             })
         }

@@ -78,6 +78,14 @@ impl FileFix {
         f
     }
 
+    fn kustomize_build(report: FileReport) -> FileFix {
+        let mut f = FileFix::undecodable(report);
+        if !f.report.findings.is_empty() {
+            f.note = Some("a Kustomize build, judged with the fixes written: what it still has is for its overlay's files (each finding says which file writes the value)".into());
+        }
+        f
+    }
+
     fn undecodable(report: FileReport) -> FileFix {
         FileFix {
             name: report.name.clone(),
@@ -120,7 +128,11 @@ pub fn run(mut a: FixArgs) -> i32 {
     let writer = Writer::cleaning_up_on_signals();
     let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
-        // Standard input is fixed on its own (above): a text named so here is a chart's render.
+        // Standard input is fixed on its own (above): a text named so here is a chart's render
+        // or a Kustomize build.
+        Ok(src) if p.is_kustomize_build(&src.origin) => {
+            FileFix::kustomize_build(crate::run::lint_loaded(&p, Ok(src), cfg))
+        }
         Ok(src) if matches!(src.origin, Origin::Stdin(_)) => {
             FileFix::rendered_chart(crate::run::lint_loaded(&p, Ok(src), cfg))
         }
@@ -132,9 +144,24 @@ pub fn run(mut a: FixArgs) -> i32 {
             &writer,
         ),
     });
+    // What the overlays make of the fixed files: built again once every file is written.
+    let mut rebuilt_errors = Vec::new();
+    if !a.check && !a.diff && results.iter().any(|r| r.changed) {
+        results.retain(|r| !p.is_kustomize_build(&r.report.origin));
+        for build in p.relint_kustomize_builds() {
+            match build {
+                Ok(report) => results.push(FileFix::kustomize_build(report)),
+                Err(e) => rebuilt_errors.push(e),
+            }
+        }
+    }
     results.sort_by(|x, y| x.name.cmp(&y.name));
-    let mut had_error = p.had_error;
+    let mut had_error = p.had_error || !rebuilt_errors.is_empty();
     let mut unread = p.walk_errors.clone();
+    for e in rebuilt_errors {
+        say!("error: {}: {}", e.path.as_deref().unwrap_or("-"), e.message);
+        unread.push(e);
+    }
     for e in errors {
         had_error = true;
         say!("error: {e}");

@@ -86,6 +86,38 @@ pub enum Provenance {
     Chart(ChartOrigin),
     /// An object listed from a live cluster (`golint-k8s cluster`).
     Cluster(ClusterRef),
+    /// An object of a Kustomize build, traced to the file that wrote the value.
+    Kustomize(KustomizeOrigin),
+}
+
+/// Where in the files of a Kustomize build a finding of its output comes from (see the
+/// `kustomize_build` module).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct KustomizeOrigin {
+    /// The kustomization built, as the run names it.
+    pub build: String,
+    /// The file that writes the value: a resource, a patch, or the kustomization whose
+    /// transformer sets it.
+    pub file: Option<String>,
+    /// 1-based line and column of the value in `file`.
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    /// Why no line could be named.
+    pub unmapped: Option<String>,
+}
+
+impl KustomizeOrigin {
+    /// "base/deployment.yaml:13:22", or the file and why no line is named.
+    pub fn describe(&self) -> String {
+        match (&self.file, self.line, self.column, &self.unmapped) {
+            (Some(f), Some(l), Some(c), _) => format!("written at {f}:{l}:{c}"),
+            (Some(f), Some(l), None, _) => format!("written at {f}:{l}"),
+            (Some(f), None, _, Some(why)) => format!("from {f} ({why})"),
+            (Some(f), None, _, None) => format!("from {f}"),
+            (None, _, _, Some(why)) => format!("not traced to a file: {why}"),
+            (None, _, _, None) => "not traced to a file".to_string(),
+        }
+    }
 }
 
 /// Where in a chart a finding of its rendered output comes from (see the `helm` module).

@@ -57,6 +57,10 @@ struct Kustomization {
     /// The `images` rules that apply to what this kustomization renders, in the order Kustomize
     /// applies them: its components' first, then its own.
     images: Vec<ImageRule>,
+    /// `kind: Component`: only ever part of another kustomization.
+    component: bool,
+    /// What it needs from beyond its files (a remote resource, a Helm chart to pull), named.
+    fetches: Option<String>,
 }
 
 /// One entry of `images:`.
@@ -91,6 +95,42 @@ impl Rename {
             self.image
         )
     }
+}
+
+/// What deciding which kustomizations to render needs to know of one: what it includes, its
+/// patches, and whether it can be built from local files alone.
+#[derive(Debug, Clone)]
+pub struct Outline {
+    pub file: PathBuf,
+    /// The directories and files of `resources`, `bases` and `components`, lexically from where
+    /// the directory was named.
+    pub includes: Vec<PathBuf>,
+    /// Patch files (`patchesStrategicMerge`, `patches[].path`).
+    pub patches: Vec<PathBuf>,
+    /// `kind: Component`: never built on its own.
+    pub component: bool,
+    /// What a build would fetch from beyond the tree (a remote resource, a Helm chart), if
+    /// anything: such a kustomization is not built, so that a lint never reaches the network.
+    pub fetches: Option<String>,
+}
+
+/// The kustomization of `dir`, when it has one that can be read.
+pub fn outline(dir: &Path) -> Option<Outline> {
+    let k = read_kustomization(&Listings::default(), dir)?;
+    Some(Outline {
+        file: k.file,
+        includes: k.resources.into_iter().chain(k.components).collect(),
+        patches: k.patches,
+        component: k.component,
+        fetches: k.fetches,
+    })
+}
+
+/// The file names a kustomization goes by.
+pub fn is_kustomization_file(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| NAMES.contains(&n))
 }
 
 /// The containers a patched base object already has, by the object's kind and name.
@@ -510,6 +550,8 @@ fn read_kustomization(listings: &Listings, dir: &Path) -> Option<Kustomization> 
         components: Vec::new(),
         patches: Vec::new(),
         images: Vec::new(),
+        component: false,
+        fetches: None,
     };
     let path = |p: &str| crate::walk::lexical(&dir.join(p.trim()));
     for doc in &y.docs {
@@ -523,13 +565,24 @@ fn read_kustomization(listings: &Listings, dir: &Path) -> Option<Kustomization> 
                 .filter_map(|&i| y.str(i))
                 .collect()
         };
+        k.component |= y.get_str(root, "kind") == Some("Component");
+        if y.get(root, "helmCharts").is_some() {
+            k.fetches
+                .get_or_insert_with(|| "Helm charts (helmCharts)".to_string());
+        }
         for r in strings("resources").into_iter().chain(strings("bases")) {
-            if !is_remote(r) && !r.trim().is_empty() {
+            if is_remote(r) {
+                k.fetches
+                    .get_or_insert_with(|| format!("the remote resource {}", r.trim()));
+            } else if !r.trim().is_empty() {
                 k.resources.push(path(r));
             }
         }
         for r in strings("components") {
-            if !is_remote(r) && !r.trim().is_empty() {
+            if is_remote(r) {
+                k.fetches
+                    .get_or_insert_with(|| format!("the remote component {}", r.trim()));
+            } else if !r.trim().is_empty() {
                 k.components.push(path(r));
             }
         }

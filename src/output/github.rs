@@ -51,8 +51,14 @@ impl Format for Github {
                 message.push_str(&format!("\nrendered from {t}"));
             }
             // A cluster finding's object is already the annotation's `file`; a chart adds a line.
-            if let Some(Provenance::Chart(c)) = d.provenance.as_deref() {
-                message.push_str(&format!("\nin the chart: {}", c.describe()));
+            match d.provenance.as_deref() {
+                Some(Provenance::Chart(c)) => {
+                    message.push_str(&format!("\nin the chart: {}", c.describe()))
+                }
+                Some(Provenance::Kustomize(k)) => {
+                    message.push_str(&format!("\nin the build of {}: {}", k.build, k.describe()))
+                }
+                _ => {}
             }
             let _ = writeln!(
                 out,

@@ -350,6 +350,9 @@ fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
             c.path
         )),
         Some(Provenance::Chart(c)) => help.push(format!("in the chart: {}", c.describe())),
+        Some(Provenance::Kustomize(k)) => {
+            help.push(format!("in the build of {}: {}", k.build, k.describe()))
+        }
         None => {}
     }
     if let Some(fix) = &d.fix {

@@ -262,6 +262,10 @@ fn write_finding<'f>(out: &mut Vec<u8>, file: &[u8], f: &'f Finding, memo: &mut 
             put(out, b",\n      \"object_ref\": ");
             pretty_at(out, cluster, 3);
         }
+        Some(Provenance::Kustomize(k)) => {
+            put(out, b",\n      \"kustomize\": ");
+            pretty_at(out, k, 3);
+        }
         None => {}
     }
     put(out, b",\n      \"fix\": ");
@@ -674,6 +678,8 @@ mod tests {
         chart: Option<&'a ChartOrigin>,
         #[serde(skip_serializing_if = "Option::is_none")]
         object_ref: Option<&'a ClusterRef>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        kustomize: Option<&'a crate::diagnostic::KustomizeOrigin>,
         fix: Option<FixOut<'a>>,
     }
 
@@ -714,6 +720,10 @@ mod tests {
             runtime: d.runtime.as_deref(),
             chart: d.chart(),
             object_ref: d.cluster(),
+            kustomize: match d.provenance.as_deref() {
+                Some(Provenance::Kustomize(k)) => Some(k),
+                _ => None,
+            },
             fix: d.fix.as_ref().map(|x| FixOut {
                 applicability: x.applicability,
                 title: &x.title,
@@ -918,6 +928,17 @@ mod tests {
                     values_key: Some(text.to_string()),
                     unmapped: None,
                 })));
+            }
+            if i == 4 {
+                d.provenance = Some(Box::new(Provenance::Kustomize(
+                    crate::diagnostic::KustomizeOrigin {
+                        build: format!("overlays/{text} (kustomize build)"),
+                        file: Some(format!("base/{text}.yaml")),
+                        line: Some(13),
+                        column: Some(22),
+                        unmapped: None,
+                    },
+                )));
             }
             if i == 3 {
                 d.provenance = Some(Box::new(Provenance::Cluster(ClusterRef {

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::{doc_url, End, Format, Run};
 use crate::diagnostic::registry::{Rule, RULES};
-use crate::diagnostic::{Applicability, Severity};
+use crate::diagnostic::{Applicability, Provenance, Severity};
 use crate::lint::{FileReport, Finding};
 use crate::source::Origin;
 
@@ -143,6 +143,19 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
         props.insert("container".into(), json!(&**c));
     }
     props.insert("document".into(), json!(d.document));
+    if let Some(Provenance::Kustomize(k)) = d.provenance.as_deref() {
+        if let (Some(file), Some(line)) = (&k.file, k.line) {
+            r["relatedLocations"] = json!([{
+                "id": 1,
+                "physicalLocation": {
+                    "artifactLocation": path_location(Path::new(file), root),
+                    "region": {"startLine": line, "startColumn": k.column.unwrap_or(1)},
+                },
+                "message": {"text": format!("the value, as {file} writes it")},
+            }]);
+        }
+        props.insert("kustomize".into(), json!(k));
+    }
     if let Some(t) = &d.source_template {
         let mut related = vec![json!({
             "id": 1,

@@ -23,6 +23,9 @@ fn run(dir: &std::path::Path, args: &[&str]) -> Value {
         .unwrap()
         .current_dir(dir)
         .args(["lint", "--format", "json"])
+        // What these tests judge is each file as the tree around it renames and patches it, not
+        // the builds of the roots (see tests/heavy/helm.rs for those).
+        .args(["--extend-exclude", "**/kustomization.yaml"])
         .args(args)
         .arg(".")
         .output()
@@ -192,5 +195,88 @@ fn config_image_patterns_match_the_rendered_image() {
             .unwrap()
             .contains("non-go-images \"quay.io/acme/*\""),
         "{manager}"
+    );
+}
+
+/// A base and an overlay that patches it.
+fn overlay_tree(overlay_resources: &str) -> tempfile::TempDir {
+    tree(&[
+        (
+            "base/deployment.yaml",
+            &deployment("api", &container("api", "ghcr.io/acme/api:1.0", "")),
+        ),
+        (
+            "base/kustomization.yaml",
+            "resources:\n  - deployment.yaml\n",
+        ),
+        (
+            "overlays/prod/kustomization.yaml",
+            &format!("resources:\n{overlay_resources}"),
+        ),
+    ])
+}
+
+#[test]
+fn without_kustomize_or_kubectl_an_overlay_is_an_input_not_linted() {
+    let dir = overlay_tree("  - ../../base\n");
+    let no_tools = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("PATH", no_tools.path())
+        .args(["lint", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "the findings are incomplete");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let errors = v["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0]["path"], "overlays/prod");
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(message.contains("kustomize build"), "{message}");
+    // The base's files are still linted one by one.
+    assert!(v["summary"]["files"].as_u64().unwrap() >= 1, "{v}");
+    // Excluding the overlay's kustomization says: lint its files only.
+    let out = Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("PATH", no_tools.path())
+        .args([
+            "lint",
+            "--format",
+            "json",
+            "--extend-exclude",
+            "overlays/prod/kustomization.yaml",
+            ".",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn an_overlay_with_a_remote_resource_is_not_built_and_says_so() {
+    // A build would fetch from the network: never done by a lint, whatever is on PATH.
+    let dir = overlay_tree("  - ../../base\n  - https://github.com/acme/platform//deploy?ref=v1\n");
+    let no_tools = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("PATH", no_tools.path())
+        .args(["lint", "--format", "json", "."])
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(2), "not built is no failure");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["errors"], serde_json::json!([]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("overlays/prod: a kustomization not built (overlays/prod/kustomization.yaml needs the remote resource https://github.com/acme/platform//deploy?ref=v1)"),
+        "{err}"
     );
 }

@@ -491,9 +491,7 @@ fn a_walked_chart_is_rendered_with_the_configs_chart_values() {
         "{err}"
     );
     assert!(
-        err.contains(
-            "note: ./goservice: chart-values entry 'values-staging-*.yaml' matches no file"
-        ),
+        err.contains("note: goservice: chart-values entry 'values-staging-*.yaml' matches no file"),
         "{err}"
     );
     let fs = findings(&out);
@@ -509,4 +507,173 @@ fn a_walked_chart_is_rendered_with_the_configs_chart_values() {
     );
     assert_eq!(gk103["chart"]["line"], 24, "{gk103:#}");
     assert_eq!(gk103["chart"]["values_key"], "env[0].value", "{gk103:#}");
+}
+
+/// A repository with a base Deployment (a Go service whose memory limit is 512Mi) and two
+/// overlays: prod patches the limit down to 256Mi, dev only prefixes names. `gomemlimit` is the
+/// base's env entry, or nothing.
+fn base_and_overlays(gomemlimit: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    let files = [
+        (
+            "base/deployment.yaml",
+            format!(
+                "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  annotations:
+    golint-k8s.io/runtime: go
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          env:
+            - name: GOMAXPROCS
+              value: \"1\"
+{gomemlimit}          resources:
+            requests:
+              cpu: 500m
+              memory: 512Mi
+            limits:
+              memory: 512Mi
+"
+            ),
+        ),
+        (
+            "base/kustomization.yaml",
+            "resources:\n  - deployment.yaml\n".to_string(),
+        ),
+        (
+            "overlays/prod/kustomization.yaml",
+            "resources:\n  - ../../base\nnamePrefix: prod-\npatches:\n  - path: memory.yaml\n"
+                .to_string(),
+        ),
+        (
+            "overlays/prod/memory.yaml",
+            "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          resources:
+            requests:
+              memory: 256Mi
+            limits:
+              memory: 256Mi
+"
+            .to_string(),
+        ),
+        (
+            "overlays/dev/kustomization.yaml",
+            "resources:\n  - ../../base\nnamePrefix: dev-\n".to_string(),
+        ),
+    ];
+    for (path, text) in files {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+fn golint_in(t: &tools::Tools, dir: &Path, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_golint-k8s"));
+    c.args(args)
+        .current_dir(dir)
+        .env("PATH", path_with(t))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    run_with_stdin(c, None)
+}
+
+#[test]
+fn an_overlay_that_lowers_the_limit_below_the_base_gomemlimit_is_reported_on_the_overlay() {
+    let Some(t) = tools::ensure() else { return };
+    let dir =
+        base_and_overlays("            - name: GOMEMLIMIT\n              value: \"460MiB\"\n");
+    let out = golint_in(&t, dir.path(), &["lint", "--format", "json", "."]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fs = findings(&out);
+    // The base is right on its own, and so is the dev overlay, which keeps its limit.
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    let f = &fs[0];
+    assert_eq!(f["code"], "GK103");
+    assert_eq!(f["file"], "overlays/prod (kustomize build)");
+    assert_eq!(f["object"]["name"], "prod-api");
+    // Traced to the line that writes the value, in the base.
+    assert_eq!(f["kustomize"]["file"], "base/deployment.yaml");
+    assert_eq!(f["kustomize"]["line"], 17);
+    assert_eq!(f["fix"], Value::Null, "a build is never rewritten");
+    // The same in the human report, with the file that writes the value.
+    let out = golint_in(&t, dir.path(), &["lint", "."]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("in the build of overlays/prod (kustomize build): written at base/deployment.yaml:17:22"),
+        "{text}"
+    );
+}
+
+#[test]
+fn fix_on_a_base_reports_what_the_overlay_makes_of_it() {
+    let Some(t) = tools::ensure() else { return };
+    let dir = base_and_overlays("");
+    // Before: the base lacks GOMEMLIMIT for its 512Mi, the prod build for its 256Mi.
+    let out = golint_in(&t, dir.path(), &["lint", "--format", "json", "."]);
+    let fs = findings(&out);
+    let on = |fs: &[Value], file: &str, code: &str| {
+        fs.iter()
+            .filter(|f| f["file"] == file && f["code"] == code)
+            .count()
+    };
+    assert_eq!(on(&fs, "base/deployment.yaml", "GK101"), 1, "{fs:#?}");
+    assert_eq!(
+        on(&fs, "overlays/prod (kustomize build)", "GK101"),
+        1,
+        "{fs:#?}"
+    );
+    // The dev build adds nothing to what the base has: it is not said twice.
+    assert_eq!(
+        on(&fs, "overlays/dev (kustomize build)", "GK101"),
+        0,
+        "{fs:#?}"
+    );
+    assert_eq!(
+        fs.iter()
+            .find(|f| f["file"] == "overlays/prod (kustomize build)")
+            .unwrap()["kustomize"]["file"],
+        "overlays/prod/memory.yaml"
+    );
+
+    // The fix sizes GOMEMLIMIT for the base's limit; the prod overlay makes it too large, and
+    // the fix says so, from a build made after the fix was written.
+    let out = golint_in(&t, dir.path(), &["fix", "--format", "json", "."]);
+    let base = std::fs::read_to_string(dir.path().join("base/deployment.yaml")).unwrap();
+    assert!(base.contains("- name: GOMEMLIMIT"), "{base}");
+    let fs = findings(&out);
+    assert_eq!(
+        on(&fs, "overlays/prod (kustomize build)", "GK103"),
+        1,
+        "{fs:#?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(fs.len(), 1, "{fs:#?}");
+    assert_eq!(out.status.code(), Some(1));
+    // And lint agrees.
+    let out = golint_in(&t, dir.path(), &["lint", "--format", "json", "."]);
+    let again = findings(&out);
+    assert_eq!(again.len(), 1, "{again:#?}");
+    assert_eq!(again[0]["code"], "GK103");
 }
