@@ -94,10 +94,41 @@ pub struct FileReport {
     pub skipped: Option<String>,
 }
 
-/// Whether a text names both keys every Kubernetes object has: a file that does not parse is
-/// taken for a broken manifest when it does, and for some other file when it does not.
+/// Whether a text names both keys every Kubernetes object has, as keys of a document: a file that
+/// does not parse is taken for a broken manifest when it does, and for some other file when it does
+/// not. In block YAML the keys must start a line: a Go-templated test config or values file names
+/// `apiVersion` and `kind` deep inside (the objects it creates or waits for) and is no manifest,
+/// while a templated or broken manifest keeps them at the left margin. Where lines say nothing
+/// (JSON or flow YAML) naming both words is enough.
 pub fn names_manifest_keys(text: &str) -> bool {
-    text.contains("apiVersion") && text.contains("kind")
+    let text = text.trim_start_matches('\u{feff}');
+    let body = text.trim_start();
+    if (body.starts_with('{') && !body.starts_with("{{")) || body.starts_with('[') {
+        return text.contains("apiVersion") && text.contains("kind");
+    }
+    let (mut api, mut kind) = (false, false);
+    for line in text.lines() {
+        let line = line
+            .strip_prefix("--- ")
+            .or_else(|| line.strip_prefix("---\t"))
+            .map_or(line, str::trim_start);
+        api |= starts_with_key(line, "apiVersion");
+        kind |= starts_with_key(line, "kind");
+        if api && kind {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a line starts with the mapping key `key`, bare or quoted.
+fn starts_with_key(line: &str, key: &str) -> bool {
+    let rest = ["\"", "'", ""].iter().find_map(|q| {
+        line.strip_prefix(q)
+            .and_then(|l| l.strip_prefix(key))
+            .and_then(|l| l.strip_prefix(q))
+    });
+    rest.is_some_and(|r| r.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
 /// Only manifests are judged. A file with no Kubernetes object (a document with `apiVersion` and
@@ -142,9 +173,12 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     let (line, col) = src.line_col(src.text.len());
     let mut d = crate::rules::gk000::undecodable(err.message());
     d.fingerprint = crate::fingerprint::of(&name, &d);
-    // A file too large to read may be a manifest: only what was read can say it is not one.
+    // A file too large to read may be a manifest: only what was read can say it is not one. Bytes
+    // that are not text have no lines to go by (a NUL may stand before the first key): naming
+    // both keys is enough.
+    let lossy = String::from_utf8_lossy(&text_for_positions);
     let names_keys = matches!(err, crate::source::DecodeError::TooLarge { .. })
-        || names_manifest_keys(&String::from_utf8_lossy(&text_for_positions));
+        || (lossy.contains("apiVersion") && lossy.contains("kind"));
     let report = FileReport {
         name,
         origin,
@@ -821,8 +855,18 @@ mod tests {
             lint("apiVersion: v1\nkind: Pod\nspec: [\n"),
             (vec![Code::GK000], false)
         );
+        // Its keys may be quoted or follow the document marker.
+        assert_eq!(
+            lint("--- \"apiVersion\": v1\n'kind' : Pod\nspec: [\n"),
+            (vec![Code::GK000], false)
+        );
         // Other YAML that does not parse is skipped, and says so.
         assert_eq!(lint("name: [\n"), (vec![], true));
+        // Even when it names both keys deeper in: they are another object's fields.
+        assert_eq!(
+            lint("steps:\n- params:\n    apiVersion: v1\n    kind: Pod\n  x: [\n"),
+            (vec![], true)
+        );
         // Other YAML that parses is not judged, not even for duplicate keys.
         assert_eq!(lint("name: ci\nname: cd\n"), (vec![], false));
         // A manifest with a duplicate key is.

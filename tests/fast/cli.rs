@@ -1309,6 +1309,60 @@ fn only_manifests_are_judged_in_a_repository() {
     );
 }
 
+/// A load-test config written as a Go template names `apiVersion` and `kind` only deep inside it
+/// (the objects it waits for): it is not a manifest, so it is skipped with a note, not a GK000.
+/// A templated manifest, whose keys are at the left margin, and a broken JSON manifest keep theirs.
+#[test]
+fn a_template_that_nests_apiversion_and_kind_is_not_taken_for_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    let files: &[(&str, &str)] = &[
+        (
+            "testing/load/config.yaml",
+            "{{$N := DefaultParam .N 10}}\n\nname: load\nsteps:\n- name: create\n  phases:\n  - replicas: {{$N}}\n    objectTemplatePath: job.yaml\n  measurements:\n  - Identifier: WaitForJobs\n    Params:\n      apiVersion: batch/v1\n      kind: Job\n",
+        ),
+        (
+            "testing/load/deployment.yaml",
+            "{{$replicas := .Replicas}}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{.Name}}\nspec:\n  replicas: {{$replicas}}\n",
+        ),
+        ("pod.json", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"spec\": [\n"),
+    ];
+    for (name, text) in files {
+        let path = d.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = cmd()
+        .current_dir(d)
+        .args(["lint", ".", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut judged: Vec<(&str, &str)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap(), f["code"].as_str().unwrap()))
+        .collect();
+    judged.sort();
+    assert_eq!(
+        judged,
+        [
+            ("pod.json", "GK000"),
+            ("testing/load/deployment.yaml", "GK000")
+        ],
+        "{v:#}"
+    );
+    let unread: Vec<&str> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(unread, ["testing/load/config.yaml"], "{v:#}");
+}
+
 /// `fail-on` and `format` in the config that governs the directory a run starts in apply when
 /// the flags are not given; the flags win; a value the flag would refuse is a config error.
 #[test]
