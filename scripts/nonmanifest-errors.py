@@ -13,7 +13,8 @@ checks that promise with a test of its own, independent of the linter's:
   line-based check: some line starts with `apiVersion:` and some line starts with `kind:` (or,
   in JSON, the keys `"apiVersion"` and `"kind"` both appear as keys).
 
-A finding whose file is a directory (a rendered Helm chart or kustomization) counts as a manifest.
+A finding whose file is a directory or no file at all (a Helm chart or kustomization the linter
+rendered) counts as a manifest.
 The inputs the linter lists as not linted (its `errors`) are printed too, for reading; they are
 not findings and do not fail the check.
 
@@ -54,16 +55,20 @@ def _is_object(doc):
 
 
 def _line_check(text):
-    keys = set(TOP_KEY.findall(text))
-    if keys == {"apiVersion", "kind"}:
-        return True
-    return set(JSON_KEY.findall(text)) == {"apiVersion", "kind"}
+    """Why the text looks like a (broken or templated) manifest, or None."""
+    if set(TOP_KEY.findall(text)) == {"apiVersion", "kind"}:
+        return "top-level apiVersion: and kind: lines"
+    if set(JSON_KEY.findall(text)) == {"apiVersion", "kind"}:
+        return 'JSON keys "apiVersion" and "kind"'
+    return None
 
 
 def manifest_verdict(path):
     """(is_manifest, how) for a file or directory named by a finding."""
     if os.path.isdir(path):
         return True, "directory (rendered)"
+    if not os.path.exists(path):
+        return True, "no such file: a rendered input (`helm template`); counted as a manifest"
     try:
         with open(path, "rb") as f:
             text = f.read().decode("utf-8", errors="replace")
@@ -78,9 +83,10 @@ def manifest_verdict(path):
             if any(_is_object(d) for d in docs):
                 return True, "parses; a document has apiVersion and kind"
             return False, "parses; no document has apiVersion and kind"
-    if _line_check(text):
-        return True, "top-level apiVersion: and kind: lines"
     how = "does not parse; " if yaml is not None else ""
+    why = _line_check(text)
+    if why:
+        return True, how + why
     return False, how + "no top-level apiVersion: and kind: lines"
 
 
