@@ -135,8 +135,8 @@ fn starts_with_key(line: &str, key: &str) -> bool {
 /// `kind`) is KEP metadata, an Alertmanager config, Go test data or a dashboard's JSON: what the
 /// YAML rules found in it is dropped, and when it does not even parse, the report says that it
 /// was skipped and why, so that it never passes unseen. A file that does not parse but names
-/// both keys is taken for a broken manifest and keeps its GK000. (The language server shows
-/// nothing for such a file, by the same test.)
+/// both keys is taken for a broken manifest and keeps its GK000, unless it is a template
+/// ([`only_yaml`]). (The language server shows nothing for a skipped file, by the same tests.)
 pub fn only_manifests(mut r: FileReport, names_keys: bool) -> FileReport {
     if r.stats.objects > 0 {
         return r;
@@ -155,6 +155,146 @@ pub fn only_manifests(mut r: FileReport, names_keys: bool) -> FileReport {
         format!("not linted: it names no apiVersion and kind, so it is not taken for a Kubernetes manifest, and it is not valid YAML either ({why})")
     });
     r
+}
+
+/// A Go or Helm template that does not parse (clusterloader2's object templates, a sidecar
+/// injection template shipped as a chart's file) is rendered by its program before anything reads
+/// it as YAML: a GK000 on it is nothing its author can act on, and findings on the documents that
+/// happen to parse judge text that is not what gets applied. The whole file is skipped and says
+/// why, as other files that are not YAML are ([`only_manifests`]).
+fn only_yaml(mut r: FileReport) -> FileReport {
+    let why = r
+        .findings
+        .iter()
+        .find(|f| f.diagnostic.code == Code::GK000)
+        .map(|f| format!("{}:{}: {}", f.start.0, f.start.1, f.diagnostic.message));
+    r.findings.clear();
+    r.source = None;
+    r.stats = Stats {
+        files: r.stats.files,
+        documents: r.stats.documents,
+        ..Stats::default()
+    };
+    r.skipped = Some(match why {
+        Some(why) => format!("a template (`{{{{ … }}}}`), not YAML: not linted ({why})"),
+        None => "a template (`{{ … }}`), not YAML: not linted".to_string(),
+    });
+    r
+}
+
+/// Whether a text is a Go or Helm template: an action `{{ … }}` stands where YAML expects a node
+/// (on a line of its own or starting one, as a sequence entry, as a mapping value, or as an entry
+/// of a flow collection). An action inside a quoted or plain scalar (a Prometheus alert's
+/// `summary: "{{ $labels.instance }} is down"`), a block scalar or a comment is text YAML carries,
+/// and does not make a broken manifest a template.
+fn is_go_template(text: &str) -> bool {
+    // The indentation of the line that opened the block scalar being read, if one is.
+    let mut block: Option<usize> = None;
+    for line in text.lines() {
+        let body = line.trim_start_matches([' ', '\t']);
+        let indent = line.len() - body.len();
+        if let Some(at) = block {
+            if body.is_empty() || indent > at {
+                continue;
+            }
+            block = None;
+        }
+        if body.starts_with('#') {
+            continue;
+        }
+        let node = node_start(body);
+        if is_action(node) || in_flow_has_action(node) {
+            return true;
+        }
+        if opens_block_scalar(node) {
+            block = Some(indent);
+            continue;
+        }
+        if let Some(value) = mapping_value(node) {
+            if is_action(value) || in_flow_has_action(value) {
+                return true;
+            }
+            if opens_block_scalar(value) {
+                block = Some(indent);
+            }
+        }
+    }
+    false
+}
+
+/// A line without its document marker and sequence indicators: where its first node starts.
+fn node_start(body: &str) -> &str {
+    let mut s = body.strip_prefix("--- ").unwrap_or(body);
+    while let Some(rest) = s.strip_prefix("- ").or_else(|| s.strip_prefix("-\t")) {
+        s = rest.trim_start_matches([' ', '\t']);
+    }
+    s
+}
+
+/// Whether a node starts with a template action (closed on its line, or a comment `{{/* … */}}`
+/// that may span lines).
+fn is_action(node: &str) -> bool {
+    let Some(rest) = node.strip_prefix("{{") else {
+        return false;
+    };
+    rest.contains("}}") || rest.trim_start_matches(['-', ' ']).starts_with("/*")
+}
+
+/// Whether a flow collection (`[a, {{ .B }}]`) has an action as one of its entries or values.
+fn in_flow_has_action(node: &str) -> bool {
+    if !(node.starts_with('[') || node.starts_with('{') && !node.starts_with("{{")) {
+        return false;
+    }
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in node.char_indices() {
+        match quote {
+            Some(q) if c == q && !(q == '"' && prev == '\\') => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && prev == ' ' => return false,
+            None if matches!(c, '[' | '{' | ',') || (c == ':' && prev != ':') => {
+                let rest = node[i + 1..].trim_start_matches([' ', '\t']);
+                if c != '{' && is_action(rest) {
+                    return true;
+                }
+            }
+            None => {}
+        }
+        prev = c;
+    }
+    false
+}
+
+/// The value of a block mapping entry `key: value` (the key bare or quoted), if the line is one
+/// and the value is on it.
+fn mapping_value(node: &str) -> Option<&str> {
+    let after_key = match node.chars().next()? {
+        q @ ('"' | '\'') => {
+            let end = node[1..].find(q)? + 1;
+            &node[end + 1..]
+        }
+        '[' | '{' | '|' | '>' | '&' | '*' | '!' => return None,
+        _ => {
+            let colon = node.find(": ").or_else(|| node.find(":\t"))?;
+            if node[..colon].contains(" #") {
+                return None;
+            }
+            &node[colon..]
+        }
+    };
+    let value = after_key
+        .trim_start_matches([' ', '\t'])
+        .strip_prefix(':')?;
+    let value = value.trim_start_matches([' ', '\t']);
+    (!value.is_empty()).then_some(value)
+}
+
+/// Whether a node is a block scalar's header (`|`, `>-`, `|2+`, with an optional comment).
+fn opens_block_scalar(node: &str) -> bool {
+    let head = node.split(" #").next().unwrap_or(node).trim_end();
+    let mut chars = head.chars();
+    matches!(chars.next(), Some('|' | '>')) && chars.all(|c| matches!(c, '-' | '+' | '1'..='9'))
 }
 
 /// A file that could not be read as text: one GK000 finding at the offending byte.
@@ -231,11 +371,18 @@ pub fn lint_source_with(
 }
 
 /// The report of a source from its checked diagnostics (see [`check_file`]); a file that is not a
-/// manifest is not judged ([`only_manifests`]).
+/// manifest ([`only_manifests`]) or a template that is not YAML ([`only_yaml`]) is not judged.
 pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
-    if stats.objects == 0 && !diagnostics.is_empty() {
-        let names_keys = names_manifest_keys(&src.text);
-        return only_manifests(judged(src, diagnostics, stats), names_keys);
+    let unjudged = stats.objects == 0 && !diagnostics.is_empty();
+    if unjudged && !names_manifest_keys(&src.text) {
+        return only_manifests(judged(src, diagnostics, stats), false);
+    }
+    // A manifest by its objects or its keys: unless it is a template.
+    if diagnostics.iter().any(|d| d.code == Code::GK000) && is_go_template(&src.text) {
+        return only_yaml(judged(src, diagnostics, stats));
+    }
+    if unjudged {
+        return only_manifests(judged(src, diagnostics, stats), true);
     }
     judged(src, diagnostics, stats)
 }
