@@ -190,9 +190,17 @@ fn only_yaml(mut r: FileReport) -> FileReport {
 fn is_go_template(text: &str) -> bool {
     // The indentation of the line that opened the block scalar being read, if one is.
     let mut block: Option<usize> = None;
+    // The quote of the quoted scalar that continues on the next line, if one does.
+    let mut quoted: Option<char> = None;
     for line in text.lines() {
         let body = line.trim_start_matches([' ', '\t']);
         let indent = line.len() - body.len();
+        if let Some(q) = quoted {
+            if quote_end(line, q).is_some() {
+                quoted = None;
+            }
+            continue;
+        }
         if let Some(at) = block {
             if body.is_empty() || indent > at {
                 continue;
@@ -210,7 +218,8 @@ fn is_go_template(text: &str) -> bool {
             block = Some(indent);
             continue;
         }
-        if let Some(value) = mapping_value(node) {
+        let value = mapping_value(node);
+        if let Some(value) = value {
             if is_action(value) || in_flow_has_action(value) {
                 return true;
             }
@@ -218,8 +227,31 @@ fn is_go_template(text: &str) -> bool {
                 block = Some(indent);
             }
         }
+        let scalar = value.unwrap_or(node);
+        quoted = scalar
+            .chars()
+            .next()
+            .filter(|q| matches!(q, '"' | '\'') && quote_end(&scalar[1..], *q).is_none());
     }
     false
+}
+
+/// Where the quoted scalar that `text` continues ends: the byte offset of its closing quote
+/// (`\"` does not close a double-quoted scalar, nor `''` a single-quoted one).
+fn quote_end(text: &str, q: char) -> Option<usize> {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if q == '"' && c == '\\' {
+            chars.next();
+        } else if c == q {
+            if q == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                chars.next();
+            } else {
+                return Some(i);
+            }
+        }
+    }
+    None
 }
 
 /// A line without its document marker and sequence indicators: where its first node starts.
@@ -271,7 +303,7 @@ fn in_flow_has_action(node: &str) -> bool {
 fn mapping_value(node: &str) -> Option<&str> {
     let after_key = match node.chars().next()? {
         q @ ('"' | '\'') => {
-            let end = node[1..].find(q)? + 1;
+            let end = quote_end(&node[1..], q)? + 1;
             &node[end + 1..]
         }
         '[' | '{' | '|' | '>' | '&' | '*' | '!' => return None,

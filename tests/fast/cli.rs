@@ -1447,6 +1447,12 @@ fn a_go_template_that_does_not_parse_is_skipped_with_a_note() {
         "m-plain-broken.yaml",
         "apiVersion: v1\nkind: Pod\nspec: [\n",
     );
+    // A double-quoted scalar over several lines, as a dashboard's JSON is folded into a
+    // ConfigMap: a continuation line is text, whatever it looks like.
+    write(
+        "m-folded.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\ndata:\n  mesh.json: \"{\\\"legendFormat\\\": \\\"{{\n    workload }} : {{ code }}\\\"}\"\n  b: [1\n",
+    );
     let out = cmd()
         .args(["lint", "--format", "json", "."])
         .current_dir(dir.path())
@@ -1470,6 +1476,7 @@ fn a_go_template_that_does_not_parse_is_skipped_with_a_note() {
         found,
         [
             gk000("m-block.yaml"),
+            gk000("m-folded.yaml"),
             gk000("m-plain-broken.yaml"),
             gk000("m-plain.yaml"),
             gk000("m-quoted.yaml")
