@@ -94,18 +94,49 @@ pub struct FileReport {
     pub skipped: Option<String>,
 }
 
-/// Whether a text names both keys every Kubernetes object has: a file that does not parse is
-/// taken for a broken manifest when it does, and for some other file when it does not.
+/// Whether a text names both keys every Kubernetes object has, as keys of a document: a file that
+/// does not parse is taken for a broken manifest when it does, and for some other file when it does
+/// not. In block YAML the keys must start a line: a Go-templated test config or values file names
+/// `apiVersion` and `kind` deep inside (the objects it creates or waits for) and is no manifest,
+/// while a templated or broken manifest keeps them at the left margin. Where lines say nothing
+/// (JSON or flow YAML) naming both words is enough.
 pub fn names_manifest_keys(text: &str) -> bool {
-    text.contains("apiVersion") && text.contains("kind")
+    let text = text.trim_start_matches('\u{feff}');
+    let body = text.trim_start();
+    if (body.starts_with('{') && !body.starts_with("{{")) || body.starts_with('[') {
+        return text.contains("apiVersion") && text.contains("kind");
+    }
+    let (mut api, mut kind) = (false, false);
+    for line in text.lines() {
+        let line = line
+            .strip_prefix("--- ")
+            .or_else(|| line.strip_prefix("---\t"))
+            .map_or(line, str::trim_start);
+        api |= starts_with_key(line, "apiVersion");
+        kind |= starts_with_key(line, "kind");
+        if api && kind {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a line starts with the mapping key `key`, bare or quoted.
+fn starts_with_key(line: &str, key: &str) -> bool {
+    let rest = ["\"", "'", ""].iter().find_map(|q| {
+        line.strip_prefix(q)
+            .and_then(|l| l.strip_prefix(key))
+            .and_then(|l| l.strip_prefix(q))
+    });
+    rest.is_some_and(|r| r.trim_start_matches([' ', '\t']).starts_with(':'))
 }
 
 /// Only manifests are judged. A file with no Kubernetes object (a document with `apiVersion` and
 /// `kind`) is KEP metadata, an Alertmanager config, Go test data or a dashboard's JSON: what the
 /// YAML rules found in it is dropped, and when it does not even parse, the report says that it
 /// was skipped and why, so that it never passes unseen. A file that does not parse but names
-/// both keys is taken for a broken manifest and keeps its GK000. (The language server shows
-/// nothing for such a file, by the same test.)
+/// both keys is taken for a broken manifest and keeps its GK000, unless it is a template
+/// ([`only_yaml`]). (The language server shows nothing for a skipped file, by the same tests.)
 pub fn only_manifests(mut r: FileReport, names_keys: bool) -> FileReport {
     if r.stats.objects > 0 {
         return r;
@@ -126,6 +157,178 @@ pub fn only_manifests(mut r: FileReport, names_keys: bool) -> FileReport {
     r
 }
 
+/// A Go or Helm template that does not parse (clusterloader2's object templates, a sidecar
+/// injection template shipped as a chart's file) is rendered by its program before anything reads
+/// it as YAML: a GK000 on it is nothing its author can act on, and findings on the documents that
+/// happen to parse judge text that is not what gets applied. The whole file is skipped and says
+/// why, as other files that are not YAML are ([`only_manifests`]).
+fn only_yaml(mut r: FileReport) -> FileReport {
+    let why = r
+        .findings
+        .iter()
+        .find(|f| f.diagnostic.code == Code::GK000)
+        .map(|f| format!("{}:{}: {}", f.start.0, f.start.1, f.diagnostic.message));
+    r.findings.clear();
+    r.source = None;
+    r.stats = Stats {
+        files: r.stats.files,
+        documents: r.stats.documents,
+        ..Stats::default()
+    };
+    r.skipped = Some(match why {
+        Some(why) => format!("a template (`{{{{ … }}}}`), not YAML: not linted ({why})"),
+        None => "a template (`{{ … }}`), not YAML: not linted".to_string(),
+    });
+    r
+}
+
+/// Whether a text is a Go or Helm template: an action `{{ … }}` stands where YAML expects a node
+/// (on a line of its own or starting one, as a sequence entry, as a mapping value, or as an entry
+/// of a flow collection). An action inside a quoted or plain scalar (a Prometheus alert's
+/// `summary: "{{ $labels.instance }} is down"`), a block scalar or a comment is text YAML carries,
+/// and does not make a broken manifest a template.
+fn is_go_template(text: &str) -> bool {
+    // The indentation of the line that opened the block scalar being read, if one is.
+    let mut block: Option<usize> = None;
+    // The quote of the quoted scalar that continues on the next line, if one does.
+    let mut quoted: Option<char> = None;
+    for line in text.lines() {
+        let body = line.trim_start_matches([' ', '\t']);
+        let indent = line.len() - body.len();
+        if let Some(q) = quoted {
+            if quote_end(line, q).is_some() {
+                quoted = None;
+            }
+            continue;
+        }
+        if let Some(at) = block {
+            if body.is_empty() || indent > at {
+                continue;
+            }
+            block = None;
+        }
+        if body.starts_with('#') {
+            continue;
+        }
+        let node = node_start(body);
+        if is_action(node) || in_flow_has_action(node) {
+            return true;
+        }
+        if opens_block_scalar(node) {
+            block = Some(indent);
+            continue;
+        }
+        let value = mapping_value(node);
+        if let Some(value) = value {
+            if is_action(value) || in_flow_has_action(value) {
+                return true;
+            }
+            if opens_block_scalar(value) {
+                block = Some(indent);
+            }
+        }
+        let scalar = value.unwrap_or(node);
+        quoted = scalar
+            .chars()
+            .next()
+            .filter(|q| matches!(q, '"' | '\'') && quote_end(&scalar[1..], *q).is_none());
+    }
+    false
+}
+
+/// Where the quoted scalar that `text` continues ends: the byte offset of its closing quote
+/// (`\"` does not close a double-quoted scalar, nor `''` a single-quoted one).
+fn quote_end(text: &str, q: char) -> Option<usize> {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if q == '"' && c == '\\' {
+            chars.next();
+        } else if c == q {
+            if q == '\'' && chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                chars.next();
+            } else {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// A line without its document marker and sequence indicators: where its first node starts.
+fn node_start(body: &str) -> &str {
+    let mut s = body.strip_prefix("--- ").unwrap_or(body);
+    while let Some(rest) = s.strip_prefix("- ").or_else(|| s.strip_prefix("-\t")) {
+        s = rest.trim_start_matches([' ', '\t']);
+    }
+    s
+}
+
+/// Whether a node starts with a template action (closed on its line, or a comment `{{/* … */}}`
+/// that may span lines).
+fn is_action(node: &str) -> bool {
+    let Some(rest) = node.strip_prefix("{{") else {
+        return false;
+    };
+    rest.contains("}}") || rest.trim_start_matches(['-', ' ']).starts_with("/*")
+}
+
+/// Whether a flow collection (`[a, {{ .B }}]`) has an action as one of its entries or values.
+fn in_flow_has_action(node: &str) -> bool {
+    if !(node.starts_with('[') || node.starts_with('{') && !node.starts_with("{{")) {
+        return false;
+    }
+    let mut quote: Option<char> = None;
+    let mut prev = ' ';
+    for (i, c) in node.char_indices() {
+        match quote {
+            Some(q) if c == q && !(q == '"' && prev == '\\') => quote = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => quote = Some(c),
+            None if c == '#' && prev == ' ' => return false,
+            None if matches!(c, '[' | '{' | ',') || (c == ':' && prev != ':') => {
+                let rest = node[i + 1..].trim_start_matches([' ', '\t']);
+                if c != '{' && is_action(rest) {
+                    return true;
+                }
+            }
+            None => {}
+        }
+        prev = c;
+    }
+    false
+}
+
+/// The value of a block mapping entry `key: value` (the key bare or quoted), if the line is one
+/// and the value is on it.
+fn mapping_value(node: &str) -> Option<&str> {
+    let after_key = match node.chars().next()? {
+        q @ ('"' | '\'') => {
+            let end = quote_end(&node[1..], q)? + 1;
+            &node[end + 1..]
+        }
+        '[' | '{' | '|' | '>' | '&' | '*' | '!' => return None,
+        _ => {
+            let colon = node.find(": ").or_else(|| node.find(":\t"))?;
+            if node[..colon].contains(" #") {
+                return None;
+            }
+            &node[colon..]
+        }
+    };
+    let value = after_key
+        .trim_start_matches([' ', '\t'])
+        .strip_prefix(':')?;
+    let value = value.trim_start_matches([' ', '\t']);
+    (!value.is_empty()).then_some(value)
+}
+
+/// Whether a node is a block scalar's header (`|`, `>-`, `|2+`, with an optional comment).
+fn opens_block_scalar(node: &str) -> bool {
+    let head = node.split(" #").next().unwrap_or(node).trim_end();
+    let mut chars = head.chars();
+    matches!(chars.next(), Some('|' | '>')) && chars.all(|c| matches!(c, '-' | '+' | '1'..='9'))
+}
+
 /// A file that could not be read as text: one GK000 finding at the offending byte.
 pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     let DecodeFailure {
@@ -142,9 +345,12 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     let (line, col) = src.line_col(src.text.len());
     let mut d = crate::rules::gk000::undecodable(err.message());
     d.fingerprint = crate::fingerprint::of(&name, &d);
-    // A file too large to read may be a manifest: only what was read can say it is not one.
+    // A file too large to read may be a manifest: only what was read can say it is not one. Bytes
+    // that are not text have no lines to go by (a NUL may stand before the first key): naming
+    // both keys is enough.
+    let lossy = String::from_utf8_lossy(&text_for_positions);
     let names_keys = matches!(err, crate::source::DecodeError::TooLarge { .. })
-        || names_manifest_keys(&String::from_utf8_lossy(&text_for_positions));
+        || (lossy.contains("apiVersion") && lossy.contains("kind"));
     let report = FileReport {
         name,
         origin,
@@ -197,11 +403,18 @@ pub fn lint_source_with(
 }
 
 /// The report of a source from its checked diagnostics (see [`check_file`]); a file that is not a
-/// manifest is not judged ([`only_manifests`]).
+/// manifest ([`only_manifests`]) or a template that is not YAML ([`only_yaml`]) is not judged.
 pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
-    if stats.objects == 0 && !diagnostics.is_empty() {
-        let names_keys = names_manifest_keys(&src.text);
-        return only_manifests(judged(src, diagnostics, stats), names_keys);
+    let unjudged = stats.objects == 0 && !diagnostics.is_empty();
+    if unjudged && !names_manifest_keys(&src.text) {
+        return only_manifests(judged(src, diagnostics, stats), false);
+    }
+    // A manifest by its objects or its keys: unless it is a template.
+    if diagnostics.iter().any(|d| d.code == Code::GK000) && is_go_template(&src.text) {
+        return only_yaml(judged(src, diagnostics, stats));
+    }
+    if unjudged {
+        return only_manifests(judged(src, diagnostics, stats), true);
     }
     judged(src, diagnostics, stats)
 }
@@ -821,8 +1034,18 @@ mod tests {
             lint("apiVersion: v1\nkind: Pod\nspec: [\n"),
             (vec![Code::GK000], false)
         );
+        // Its keys may be quoted or follow the document marker.
+        assert_eq!(
+            lint("--- \"apiVersion\": v1\n'kind' : Pod\nspec: [\n"),
+            (vec![Code::GK000], false)
+        );
         // Other YAML that does not parse is skipped, and says so.
         assert_eq!(lint("name: [\n"), (vec![], true));
+        // Even when it names both keys deeper in: they are another object's fields.
+        assert_eq!(
+            lint("steps:\n- params:\n    apiVersion: v1\n    kind: Pod\n  x: [\n"),
+            (vec![], true)
+        );
         // Other YAML that parses is not judged, not even for duplicate keys.
         assert_eq!(lint("name: ci\nname: cd\n"), (vec![], false));
         // A manifest with a duplicate key is.

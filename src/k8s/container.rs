@@ -222,12 +222,25 @@ impl<'y> Effective<'y> {
     }
 }
 
+/// A divisor as the kubelet uses it: one whose value is zero is unset and divides by 1
+/// (kubernetes/kubernetes v1.31.0, pkg/api/v1/resource/helpers.go, `ExtractContainerResourceValue`,
+/// which validation's `validateContainerResourceDivisor` accepts as unset too). The API server
+/// writes an unset divisor back as `divisor: "0"`, so `kubectl get -o yaml` output has one wherever
+/// a `resourceFieldRef` is.
+fn unset_divisor_is_one(q: Quantity) -> Quantity {
+    if q.is_zero() {
+        Quantity::from_units(1, q.format())
+    } else {
+        q
+    }
+}
+
 /// A downward-API `resourceFieldRef`.
 #[derive(Debug, Clone)]
 pub struct FieldRef<'y> {
     pub node: NodeId,
     pub resource: Option<(&'y str, NodeId)>,
-    /// The divisor text, its node and parsed value.
+    /// The divisor text, its node and parsed value (1 for a zero divisor, as the kubelet reads it).
     pub divisor: Option<(&'y str, NodeId, Option<Quantity>)>,
     pub container_name: Option<(&'y str, NodeId)>,
 }
@@ -403,7 +416,7 @@ fn read_env<'y>(y: &'y Yaml, env: NodeId) -> Vec<EnvVar<'y>> {
                     resource: s("resource"),
                     divisor: s("divisor").map(|(t, n)| {
                         let q = QuantityValue::read(y, n, n).and_then(|q| q.quantity);
-                        (t, n, q)
+                        (t, n, q.map(unset_divisor_is_one))
                     }),
                     container_name: s("containerName"),
                 })

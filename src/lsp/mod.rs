@@ -654,8 +654,9 @@ fn diagnostics_in(
     enc: Encoding,
     run: &mut Run,
 ) -> Vec<lsp_types::Diagnostic> {
-    // Other YAML in the editor stays quiet: the lint judges only manifests (see
-    // `lint::only_manifests`), as the command line does.
+    // Other YAML in the editor stays quiet, and so does a template that is not YAML: the lint
+    // judges only manifests (see `lint::only_manifests` and `lint::only_yaml`), as the command
+    // line does.
     let report = lint_document(uri.as_str(), text, cfg, run);
     actions::diagnostics(uri, &report, text, enc)
 }

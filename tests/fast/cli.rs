@@ -1475,6 +1475,61 @@ fn only_manifests_are_judged_in_a_repository() {
     );
 }
 
+/// A load-test config written as a Go template names `apiVersion` and `kind` only deep inside it
+/// (the objects it waits for): it is not a manifest, so it is skipped with a note, not a GK000.
+/// A templated manifest, whose keys are at the left margin, is skipped as a template (see
+/// `a_go_template_that_does_not_parse_is_skipped_with_a_note`); a broken JSON manifest keeps its
+/// GK000.
+#[test]
+fn a_template_that_nests_apiversion_and_kind_is_not_taken_for_a_manifest() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join(".git")).unwrap();
+    let files: &[(&str, &str)] = &[
+        (
+            "testing/load/config.yaml",
+            "{{$N := DefaultParam .N 10}}\n\nname: load\nsteps:\n- name: create\n  phases:\n  - replicas: {{$N}}\n    objectTemplatePath: job.yaml\n  measurements:\n  - Identifier: WaitForJobs\n    Params:\n      apiVersion: batch/v1\n      kind: Job\n",
+        ),
+        (
+            "testing/load/deployment.yaml",
+            "{{$replicas := .Replicas}}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{.Name}}\nspec:\n  replicas: {{$replicas}}\n",
+        ),
+        ("pod.json", "{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"spec\": [\n"),
+    ];
+    for (name, text) in files {
+        let path = d.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let out = cmd()
+        .current_dir(d)
+        .args(["lint", ".", "--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut judged: Vec<(&str, &str)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["file"].as_str().unwrap(), f["code"].as_str().unwrap()))
+        .collect();
+    judged.sort();
+    assert_eq!(judged, [("pod.json", "GK000")], "{v:#}");
+    let unread: Vec<(&str, &str)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap(), e["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(unread.len(), 2, "{v:#}");
+    assert_eq!(unread[0].0, "testing/load/config.yaml");
+    assert!(unread[0]
+        .1
+        .starts_with("not linted: it names no apiVersion and kind"));
+    assert_eq!(unread[1].0, "testing/load/deployment.yaml");
+    assert!(unread[1].1.starts_with("a template (`{{ … }}`), not YAML"));
+}
+
 /// `fail-on` and `format` in the config that governs the directory a run starts in apply when
 /// the flags are not given; the flags win; a value the flag would refuse is a config error.
 #[test]
@@ -1511,6 +1566,120 @@ fn fail_on_and_format_come_from_the_config_unless_the_flags_say() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("format must be one of human, concise"),
+        "{err}"
+    );
+}
+
+/// A Go or Helm template that does not parse is no manifest a user can fix: it is skipped with a
+/// note, like other files that are not YAML. A template is told by an action `{{ … }}` where YAML
+/// expects a node; one inside a quoted or plain scalar, a block scalar or a comment does not make
+/// a broken manifest a template, and that keeps its GK000.
+#[test]
+fn a_go_template_that_does_not_parse_is_skipped_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+    // Templates: actions on lines of their own, as mapping values, in a flow sequence.
+    write(
+        "t-lines.yaml",
+        "{{$replicas := DefaultParam .Replicas 1}}\n\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{.Name}}\nspec:\n  replicas: {{$replicas}}\n{{if .Paused}}\n  paused: true\n{{end}}\n",
+    );
+    write(
+        "t-values.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{.Name}}\nspec:\n  containers:\n  - name: app\n    image: {{.Registry}}/app:1.0\n",
+    );
+    write(
+        "t-flow.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n  - name: app\n    image: app:1.0\n    args: [\"--registry\", {{ .Registry }}/x, \"-v\"]\n",
+    );
+    // A multi-document template: the document without actions parses, the file is still one.
+    write(
+        "t-docs.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: app\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: app\nspec:\n  containers:\n  - name: app\n    image: app:1.0\n    {{- if .Debug }}\n    args: [\"-v\"]\n    {{- end }}\n",
+    );
+    // Broken manifests: `{{` in a quoted scalar, in a plain one, in a block scalar, or nowhere.
+    write(
+        "m-quoted.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alerts\n  annotations:\n    summary: \"{{ $labels.instance }} is down\"\ndata: [1\n",
+    );
+    write(
+        "m-plain.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alerts\n  annotations:\n    summary: Instance {{ $labels.instance }} is down\ndata: [1\n",
+    );
+    write(
+        "m-block.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alerts\ndata:\n  note.tmpl: |\n    {{ range .Alerts }}\n    {{ .Summary }}\n    {{ end }}\n  b: [1\n",
+    );
+    write(
+        "m-plain-broken.yaml",
+        "apiVersion: v1\nkind: Pod\nspec: [\n",
+    );
+    // A double-quoted scalar over several lines, as a dashboard's JSON is folded into a
+    // ConfigMap: a continuation line is text, whatever it looks like.
+    write(
+        "m-folded.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dashboards\ndata:\n  mesh.json: \"{\\\"legendFormat\\\": \\\"{{\n    workload }} : {{ code }}\\\"}\"\n  b: [1\n",
+    );
+    let out = cmd()
+        .args(["lint", "--format", "json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut found: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap().to_string(),
+                f["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let gk000 = |f: &str| (f.to_string(), "GK000".to_string());
+    assert_eq!(
+        found,
+        [
+            gk000("m-block.yaml"),
+            gk000("m-folded.yaml"),
+            gk000("m-plain-broken.yaml"),
+            gk000("m-plain.yaml"),
+            gk000("m-quoted.yaml")
+        ],
+        "{v:#}"
+    );
+    let mut skipped: Vec<(&str, &str)> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap(), e["message"].as_str().unwrap()))
+        .collect();
+    skipped.sort();
+    let names: Vec<&str> = skipped.iter().map(|s| s.0).collect();
+    assert_eq!(
+        names,
+        [
+            "t-docs.yaml",
+            "t-flow.yaml",
+            "t-lines.yaml",
+            "t-values.yaml"
+        ]
+    );
+    for (name, why) in &skipped {
+        assert!(
+            why.starts_with("a template (`{{ … }}`), not YAML: not linted"),
+            "{name}: {why}"
+        );
+    }
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the broken manifests still fail"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("note: t-lines.yaml: a template (`{{ … }}`), not YAML: not linted"),
         "{err}"
     );
 }

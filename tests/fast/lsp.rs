@@ -1993,6 +1993,29 @@ fn helm_templates_get_no_diagnostics_in_the_editor() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// A Go template outside any chart that does not parse is skipped by the CLI, and the editor
+/// follows the same test: nothing for the template, GK000 for a broken manifest whose only `{{`
+/// is inside a quoted string.
+#[test]
+fn a_go_template_that_does_not_parse_gets_no_diagnostics_in_the_editor() {
+    let (dir, path, uri) = workspace("deployment.yaml");
+    let text = "{{$replicas := DefaultParam .Replicas 1}}\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{.Name}}\nspec:\n  replicas: {{$replicas}}\n";
+    std::fs::write(&path, text).unwrap();
+    assert!(cli_codes(&path, None).is_empty());
+    let broken = dir.path().join("alerts.yaml");
+    let broken_uri = file_uri(&broken);
+    let broken_text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: alerts\n  annotations:\n    summary: \"{{ $labels.instance }} is down\"\ndata: [1\n";
+    std::fs::write(&broken, broken_text).unwrap();
+    assert_eq!(cli_codes(&broken, None), ["GK000"]);
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert_eq!(lsp.open(&uri, "yaml", text), Vec::<Value>::new());
+    assert_eq!(
+        codes(&lsp.open(&broken_uri, "yaml", broken_text)),
+        ["GK000"]
+    );
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 /// A Dockerfile changed while the server runs is read again when the editor reports it.
 #[test]
 fn a_changed_dockerfile_is_read_again() {
