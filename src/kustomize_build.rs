@@ -234,6 +234,15 @@ fn relative(from: &Path, to: &Path) -> PathBuf {
     out
 }
 
+/// A file a build names, read when it is a file within the size cap of an input.
+fn read_capped(path: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > crate::source::MAX_FILE_BYTES {
+        return None;
+    }
+    std::fs::read(path).ok()
+}
+
 fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|d| d.join(name))
@@ -279,7 +288,7 @@ impl Files {
         let i = match self.read.iter().position(|(p, _)| p == path) {
             Some(i) => i,
             None => {
-                let src = crate::run::read_capped(path).ok().and_then(|bytes| {
+                let src = read_capped(path).and_then(|bytes| {
                     crate::source::Source::decode(
                         crate::source::Origin::File(path.to_path_buf()),
                         bytes,

@@ -34,6 +34,7 @@ const LAYERS: &[&str] = &[
     "lint",
     "fix",
     "helm",
+    "kustomize_build",
     // Reports and front ends.
     "baseline",
     "error",
