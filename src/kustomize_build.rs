@@ -85,19 +85,38 @@ fn fetches(dir: &Path, seen: &mut BTreeSet<PathBuf>, depth: usize) -> Option<Str
         .find_map(|p| fetches(p, seen, depth + 1))
 }
 
+/// Why a root was not built.
+#[derive(Debug)]
+pub enum NotBuilt {
+    /// Neither `kustomize` nor `kubectl` is on PATH: the run cannot do what it was asked.
+    NoTool(String),
+    /// Kustomize refused the root (a file it names is missing, a generator needs what only a
+    /// deployment pipeline has, …): the root's files are still linted one by one.
+    Refused(String),
+}
+
 /// The output of `kustomize build` of `root`, with each object's origin and transformations
 /// named from where the run stands.
-pub fn build(root: &Path) -> Result<Vec<u8>, String> {
-    let (program, verb) = match (find_on_path("kustomize"), find_on_path("kubectl")) {
-        (Some(k), _) => (k, "build"),
-        (None, Some(k)) => (k, "kustomize"),
+pub fn build(root: &Path) -> Result<Vec<u8>, NotBuilt> {
+    let (program, verb) = tool().map_err(NotBuilt::NoTool)?;
+    built(root, &program, verb).map_err(NotBuilt::Refused)
+}
+
+/// The program that builds, and its verb.
+fn tool() -> Result<(PathBuf, &'static str), String> {
+    match (find_on_path("kustomize"), find_on_path("kubectl")) {
+        (Some(k), _) => Ok((k, "build")),
+        (None, Some(k)) => Ok((k, "kustomize")),
         (None, None) => {
-            return Err(format!(
+            Err(format!(
                 "building a Kustomize overlay runs `kustomize build`, and neither `kustomize` nor `kubectl` was found on PATH. Install kustomize (with Go: `go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.2`), or exclude {} to lint its files one by one",
-                shown(&root.join("kustomization.yaml"))
+                "the kustomization"
             ))
         }
-    };
+    }
+}
+
+fn built(root: &Path, program: &Path, verb: &str) -> Result<Vec<u8>, String> {
     let real_root =
         std::fs::canonicalize(root).map_err(|e| format!("cannot resolve {}: {e}", shown(root)))?;
     let wrapper = tempfile::Builder::new()
@@ -114,11 +133,50 @@ pub fn build(root: &Path) -> Result<Vec<u8>, String> {
     );
     std::fs::write(wrapper_dir.join("kustomization.yaml"), text)
         .map_err(|e| format!("cannot write a temporary kustomization: {e}"))?;
-    let out = run(Command::new(&program).arg(verb).arg(&wrapper_dir))?;
+    let out = run(Command::new(program).arg(verb).arg(&wrapper_dir))
+        .map_err(|why| readable(&why, &included, &real_root, root))?;
     let here = std::env::current_dir()
         .and_then(std::fs::canonicalize)
         .unwrap_or_default();
     Ok(relocate(&out, &wrapper_dir, &here).into_bytes())
+}
+
+/// Kustomize's complaint, as the user would read it of their own root: its last error line (the
+/// deprecation warnings before it are left out), with the paths of the throwaway kustomization
+/// turned back into the root's name, and shortened.
+fn readable(why: &str, included: &Path, real_root: &Path, root: &Path) -> String {
+    let Some((head, tail)) = why.split_once("): ") else {
+        return why.to_string();
+    };
+    let last = tail
+        .lines()
+        .map(str::trim)
+        .rfind(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("Warning"))
+        .unwrap_or(tail);
+    // klog's `… "command failed" err="…"`: the part after err=.
+    let last = match last.split_once("err=\"") {
+        Some((_, e)) => e.strip_suffix('"').unwrap_or(e),
+        None => last,
+    };
+    let shown_root = shown(root);
+    let shown_root = if shown_root.is_empty() {
+        "."
+    } else {
+        &shown_root
+    };
+    let mut text = last
+        .replace(&*included.to_string_lossy(), shown_root)
+        .replace(&*real_root.to_string_lossy(), shown_root);
+    const MAX: usize = 600;
+    if text.len() > MAX {
+        let mut cut = MAX;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    format!("{head}): {text}")
 }
 
 /// Run a build to its end, or stop it at [`BUILD_TIMEOUT`]; its output is capped as a file is.
@@ -310,6 +368,8 @@ fn locate(y: &Yaml, d: &Diagnostic, files: &mut Files) -> KustomizeOrigin {
         file: None,
         line: None,
         column: None,
+        end_line: None,
+        end_column: None,
         unmapped: Some(why.to_string()),
     };
     let Some(root) = y.docs.get(d.document).and_then(|doc| doc.root) else {
@@ -359,6 +419,8 @@ fn locate(y: &Yaml, d: &Diagnostic, files: &mut Files) -> KustomizeOrigin {
             file: Some(k.clone()),
             line: None,
             column: None,
+            end_line: None,
+            end_column: None,
             unmapped: Some(format!(
                 "the value is not in {origin} nor in a patch file: {k} sets it"
             )),
@@ -476,16 +538,19 @@ fn find_in(
     if wanted.is_some() && fy.str(node).map(str::to_string) != *wanted {
         return None;
     }
-    let at = match (on_key, key) {
-        (true, Some(k)) => fy.span(k).start,
-        _ => fy.span(node).start,
+    let span = match (on_key, key) {
+        (true, Some(k)) => fy.span(k),
+        _ => fy.span(node),
     };
-    let (line, column) = src.line_col(at);
+    let (line, column) = src.line_col(span.start);
+    let (end_line, end_column) = src.line_col(span.end.max(span.start));
     Some(KustomizeOrigin {
         build: String::new(),
         file: Some(shown(file)),
         line: Some(line),
         column: Some(column),
+        end_line: Some(end_line),
+        end_column: Some(end_column),
         unmapped: None,
     })
 }
@@ -527,6 +592,22 @@ data:
         assert!(out.contains("      path: base/deployment.yaml\n"));
         assert!(out.contains("      path: ../elsewhere\n"), "{out}");
         assert!(out.contains("  path: ../repo/x\n"), "{out}");
+    }
+
+    #[test]
+    fn readable_keeps_the_last_error_in_the_roots_name() {
+        let why = "`kustomize build` failed (exit status: 1): # Warning: 'commonLabels' is deprecated.
+E1128 04:21:52.955697   26506 run.go:72] \"command failed\" err=\"accumulating resources from '../../srv/repo/overlays/prod': lstat /srv/repo/overlays/prod/x.yaml: no such file or directory\"";
+        let text = readable(
+            why,
+            Path::new("../../srv/repo/overlays/prod"),
+            Path::new("/srv/repo/overlays/prod"),
+            Path::new("overlays/prod"),
+        );
+        assert_eq!(
+            text,
+            "`kustomize build` failed (exit status: 1): accumulating resources from 'overlays/prod': lstat overlays/prod/x.yaml: no such file or directory"
+        );
     }
 
     #[test]

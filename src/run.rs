@@ -345,8 +345,17 @@ impl Found {
                     crate::text::shown_path(&dir)
                 ));
             }
-            for dir in roots.built {
-                found.build_walked_kustomization(&dir);
+            // Each build is a process of its own: run them side by side.
+            let builds: Vec<(PathBuf, Result<Vec<u8>, crate::kustomize_build::NotBuilt>)> = roots
+                .built
+                .into_par_iter()
+                .map(|dir| {
+                    let built = crate::kustomize_build::build(&dir);
+                    (dir, built)
+                })
+                .collect();
+            for (dir, built) in builds {
+                found.add_kustomize_build(&dir, built);
             }
         }
         found
@@ -355,9 +364,13 @@ impl Found {
     /// A Kustomize root met in a walk: its build, linted as [`crate::kustomize_build`] says,
     /// named after the directory. Without `kustomize` (or `kubectl`), or when the build fails,
     /// it is an input that could not be linted, as a chart is.
-    fn build_walked_kustomization(&mut self, dir: &Path) {
+    fn add_kustomize_build(
+        &mut self,
+        dir: &Path,
+        built: Result<Vec<u8>, crate::kustomize_build::NotBuilt>,
+    ) {
         let shown = shown_dir(dir);
-        match crate::kustomize_build::build(dir) {
+        match built {
             Ok(bytes) => {
                 let name = format!("{shown} (kustomize build)");
                 self.kustomize_builds
@@ -368,8 +381,10 @@ impl Found {
                     bytes,
                 });
             }
-            Err(why) => {
-                let message = format!("a Kustomize overlay, not built: {why}");
+            Err(crate::kustomize_build::NotBuilt::NoTool(why)) => {
+                let message = format!(
+                    "a Kustomize overlay, not built: {why}, or exclude {shown}/kustomization.yaml to lint its files one by one"
+                );
                 self.notes.push(format!("error: {shown}: {message}"));
                 self.walk_errors.push(output::InputError {
                     path: Some(shown),
@@ -377,6 +392,17 @@ impl Found {
                     failed: true,
                 });
                 self.had_error = true;
+            }
+            // Listed with the inputs not linted, but no failure of the run: the root's own files
+            // are linted, and what Kustomize needs to build it may exist only in a pipeline.
+            Err(crate::kustomize_build::NotBuilt::Refused(why)) => {
+                let message = format!("a Kustomize overlay that kustomize did not build, so judged file by file: {why}");
+                self.notes.push(format!("warning: {shown}: {message}"));
+                self.walk_errors.push(output::InputError {
+                    path: Some(shown),
+                    message,
+                    failed: false,
+                });
             }
         }
     }
@@ -689,12 +715,17 @@ impl Run {
         builds
             .into_par_iter()
             .map(|(name, dir)| {
-                let bytes =
-                    crate::kustomize_build::build(dir).map_err(|why| output::InputError {
+                let bytes = crate::kustomize_build::build(dir).map_err(|why| {
+                    let (why, failed) = match why {
+                        crate::kustomize_build::NotBuilt::NoTool(w) => (w, true),
+                        crate::kustomize_build::NotBuilt::Refused(w) => (w, false),
+                    };
+                    output::InputError {
                         path: Some(shown_dir(dir)),
                         message: format!("a Kustomize overlay, not built after the fixes: {why}"),
-                        failed: true,
-                    })?;
+                        failed,
+                    }
+                })?;
                 let cfg = self
                     .finder
                     .for_file(&dir.join("kustomization.yaml"))

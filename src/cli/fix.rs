@@ -156,10 +156,15 @@ pub fn run(mut a: FixArgs) -> i32 {
         }
     }
     results.sort_by(|x, y| x.name.cmp(&y.name));
-    let mut had_error = p.had_error || !rebuilt_errors.is_empty();
+    let mut had_error = p.had_error || rebuilt_errors.iter().any(|e| e.failed);
     let mut unread = p.walk_errors.clone();
     for e in rebuilt_errors {
-        say!("error: {}: {}", e.path.as_deref().unwrap_or("-"), e.message);
+        let level = if e.failed { "error" } else { "warning" };
+        say!(
+            "{level}: {}: {}",
+            e.path.as_deref().unwrap_or("-"),
+            e.message
+        );
         unread.push(e);
     }
     for e in errors {

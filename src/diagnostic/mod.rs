@@ -99,9 +99,11 @@ pub struct KustomizeOrigin {
     /// The file that writes the value: a resource, a patch, or the kustomization whose
     /// transformer sets it.
     pub file: Option<String>,
-    /// 1-based line and column of the value in `file`.
+    /// 1-based line and column of the value in `file`, and where it ends.
     pub line: Option<usize>,
     pub column: Option<usize>,
+    pub end_line: Option<usize>,
+    pub end_column: Option<usize>,
     /// Why no line could be named.
     pub unmapped: Option<String>,
 }

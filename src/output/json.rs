@@ -936,6 +936,8 @@ mod tests {
                         file: Some(format!("base/{text}.yaml")),
                         line: Some(13),
                         column: Some(22),
+                        end_line: Some(13),
+                        end_column: Some(30),
                         unmapped: None,
                     },
                 )));

@@ -144,16 +144,24 @@ fn result(f: &Finding, location: &Value, root: &Path) -> Value {
     }
     props.insert("document".into(), json!(d.document));
     if let Some(Provenance::Kustomize(k)) = d.provenance.as_deref() {
+        // A build is no file code scanning can show: the alert sits on the line that writes the
+        // value, and says which build it is in.
         if let (Some(file), Some(line)) = (&k.file, k.line) {
-            r["relatedLocations"] = json!([{
-                "id": 1,
+            r["locations"] = json!([{
                 "physicalLocation": {
                     "artifactLocation": path_location(Path::new(file), root),
-                    "region": {"startLine": line, "startColumn": k.column.unwrap_or(1)},
+                    "region": region(
+                        (line, k.column.unwrap_or(1)),
+                        (k.end_line.unwrap_or(line), k.end_column.unwrap_or(1)),
+                    ),
                 },
-                "message": {"text": format!("the value, as {file} writes it")},
             }]);
         }
+        r["message"]["text"] = json!(format!(
+            "{text}\nin the build of {}: {}",
+            k.build,
+            k.describe()
+        ));
         props.insert("kustomize".into(), json!(k));
     }
     if let Some(t) = &d.source_template {

@@ -698,9 +698,16 @@ fn json_positions(produced: &Produced) -> Vec<Position> {
         .expect("the JSON report has findings")
         .iter()
         .map(|f| {
-            let n = |k: &str| f[k].as_u64().unwrap_or(0);
+            // A finding in a Kustomize build sits, in SARIF, on the line that writes its value.
+            let traced = f["kustomize"]["line"].is_u64();
+            let (at, file) = if traced {
+                (&f["kustomize"], f["kustomize"]["file"].as_str().unwrap())
+            } else {
+                (f, f["file"].as_str().unwrap())
+            };
+            let n = |k: &str| at[k].as_u64().unwrap_or(0);
             (
-                canonical(&produced.cwd.join(f["file"].as_str().unwrap())),
+                canonical(&produced.cwd.join(file)),
                 f["code"].as_str().unwrap().to_string(),
                 [n("line"), n("column"), n("end_line"), n("end_column")],
             )
