@@ -216,17 +216,24 @@ fn overlay_tree(overlay_resources: &str) -> tempfile::TempDir {
     ])
 }
 
+/// `lint --format json [extra] .` in `dir` with neither kustomize nor kubectl on PATH.
+fn lint_without_tools(dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let no_tools = tempfile::tempdir().unwrap();
+    Command::cargo_bin("golint-k8s")
+        .unwrap()
+        .current_dir(dir)
+        .env("PATH", no_tools.path())
+        .args(["lint", "--format", "json"])
+        .args(extra)
+        .arg(".")
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn without_kustomize_or_kubectl_an_overlay_is_an_input_not_linted() {
     let dir = overlay_tree("  - ../../base\n");
-    let no_tools = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("golint-k8s")
-        .unwrap()
-        .current_dir(dir.path())
-        .env("PATH", no_tools.path())
-        .args(["lint", "--format", "json", "."])
-        .output()
-        .unwrap();
+    let out = lint_without_tools(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(2), "the findings are incomplete");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let errors = v["errors"].as_array().unwrap();
@@ -238,20 +245,7 @@ fn without_kustomize_or_kubectl_an_overlay_is_an_input_not_linted() {
     assert!(v["summary"]["files"].as_u64().unwrap() >= 1, "{v}");
     // Excluding the kustomizations says: lint their files only (excluding only the overlay's
     // would make the base a root of its own).
-    let out = Command::cargo_bin("golint-k8s")
-        .unwrap()
-        .current_dir(dir.path())
-        .env("PATH", no_tools.path())
-        .args([
-            "lint",
-            "--format",
-            "json",
-            "--extend-exclude",
-            "**/kustomization.yaml",
-            ".",
-        ])
-        .output()
-        .unwrap();
+    let out = lint_without_tools(dir.path(), &["--extend-exclude", "**/kustomization.yaml"]);
     assert_ne!(
         out.status.code(),
         Some(2),
@@ -264,14 +258,7 @@ fn without_kustomize_or_kubectl_an_overlay_is_an_input_not_linted() {
 fn an_overlay_with_a_remote_resource_is_not_built_and_says_so() {
     // A build would fetch from the network: never done by a lint, whatever is on PATH.
     let dir = overlay_tree("  - ../../base\n  - https://github.com/acme/platform//deploy?ref=v1\n");
-    let no_tools = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("golint-k8s")
-        .unwrap()
-        .current_dir(dir.path())
-        .env("PATH", no_tools.path())
-        .args(["lint", "--format", "json", "."])
-        .output()
-        .unwrap();
+    let out = lint_without_tools(dir.path(), &[]);
     assert_ne!(out.status.code(), Some(2), "not built is no failure");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["errors"], serde_json::json!([]));
