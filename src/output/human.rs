@@ -223,8 +223,13 @@ impl Format for Human {
         } else {
             r.findings.iter().map(one).collect()
         };
+        let rendered: Vec<String> = rendered
+            .into_iter()
+            .collect::<Result<_, _>>()
+            .map_err(std::io::Error::other)?;
+        out.reserve(rendered.iter().map(String::len).sum());
         for s in rendered {
-            out.push_str(&s.map_err(std::io::Error::other)?);
+            out.push_str(&s);
         }
         Ok(out)
     }

@@ -193,12 +193,41 @@ fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> 
 /// does not follow (digits after a slash) is left to textwrap.
 fn pieces(line: &str) -> Option<Vec<Piece>> {
     let b = line.as_bytes();
-    let simple = |c: u8| c.is_ascii_alphanumeric() || b" .,:;()\"'=<>#&*@_-/|+%".contains(&c);
+    let simple = |c: u8| {
+        c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b' ' | b'.'
+                    | b','
+                    | b':'
+                    | b';'
+                    | b'('
+                    | b')'
+                    | b'"'
+                    | b'\''
+                    | b'='
+                    | b'<'
+                    | b'>'
+                    | b'#'
+                    | b'&'
+                    | b'*'
+                    | b'@'
+                    | b'_'
+                    | b'-'
+                    | b'/'
+                    | b'|'
+                    | b'+'
+                    | b'%'
+            )
+    };
     if !b.iter().all(|&c| simple(c)) || b.first() == Some(&b' ') {
         return None;
     }
-    let letter = |c: u8| c.is_ascii_alphabetic() || b"=<>#&*@_".contains(&c);
-    let closing = |c: u8| b".,:;)".contains(&c);
+    let letter = |c: u8| {
+        c.is_ascii_alphabetic()
+            || matches!(c, b'=' | b'<' | b'>' | b'#' | b'&' | b'*' | b'@' | b'_')
+    };
+    let closing = |c: u8| matches!(c, b'.' | b',' | b':' | b';' | b')');
     let mut words = Vec::new();
     let mut start = 0;
     let mut last_solid = b.first().copied().unwrap_or(b' ');
@@ -220,7 +249,7 @@ fn pieces(line: &str) -> Option<Vec<Piece>> {
                 true
             }
             (b'/' | b'|', _) if letter(c) => true,
-            (b'/' | b'|', _) if b"/\"':.),-|".contains(&c) => false,
+            (b'/' | b'|', b'/' | b'"' | b'\'' | b':' | b'.' | b')' | b',' | b'-' | b'|') => false,
             (b'/' | b'|', _) => return None,
             (b'+' | b'%', _) if c.is_ascii_alphanumeric() || closing(c) || c == b'"' => false,
             (b'+' | b'%', _) => return None,
