@@ -308,7 +308,7 @@ fn usual_reference(s: &str) -> Option<Reference> {
         Some((first, path)) => (first, Some(path)),
         None => (name, None),
     };
-    if !path.map_or(true, |p| p.split('/').all(path_component))
+    if !path.is_none_or(|p| p.split('/').all(path_component))
         || !(path_component(first) || (path.is_some() && domain(first)))
     {
         return None;

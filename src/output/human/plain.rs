@@ -185,6 +185,24 @@ fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> 
     Some(())
 }
 
+/// The bytes [`pieces`] knows the line-break rules of: letters, digits, the space and some
+/// punctuation.
+static SIMPLE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = (c as u8).is_ascii_alphanumeric();
+        c += 1;
+    }
+    let punctuation = b" .,:;()\"'=<>#&*@_-/|+%";
+    let mut k = 0;
+    while k < punctuation.len() {
+        t[punctuation[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
 /// The fragments of one line (see [`fill`]), or `None` when it is not that simple. Where the
 /// Unicode rules let a line break between these characters: after spaces (but not before a
 /// slash, a separator or a closing mark, and not when an opening bracket comes before them), and
@@ -193,34 +211,7 @@ fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> 
 /// does not follow (digits after a slash) is left to textwrap.
 fn pieces(line: &str) -> Option<Vec<Piece>> {
     let b = line.as_bytes();
-    let simple = |c: u8| {
-        c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b' ' | b'.'
-                    | b','
-                    | b':'
-                    | b';'
-                    | b'('
-                    | b')'
-                    | b'"'
-                    | b'\''
-                    | b'='
-                    | b'<'
-                    | b'>'
-                    | b'#'
-                    | b'&'
-                    | b'*'
-                    | b'@'
-                    | b'_'
-                    | b'-'
-                    | b'/'
-                    | b'|'
-                    | b'+'
-                    | b'%'
-            )
-    };
-    if !b.iter().all(|&c| simple(c)) || b.first() == Some(&b' ') {
+    if !b.iter().all(|&c| SIMPLE[c as usize]) || b.first() == Some(&b' ') {
         return None;
     }
     let letter = |c: u8| {
@@ -233,6 +224,11 @@ fn pieces(line: &str) -> Option<Vec<Piece>> {
     let mut last_solid = b.first().copied().unwrap_or(b' ');
     for i in 1..b.len() {
         let (p, c) = (b[i - 1], b[i]);
+        // Most of a line: letters and digits, between which no line breaks.
+        if c.is_ascii_alphanumeric() && p.is_ascii_alphanumeric() {
+            last_solid = c;
+            continue;
+        }
         let cut = match (p, c) {
             (_, b' ') => false,
             // No break before a slash or a closing mark, even after spaces; before a separator
