@@ -158,14 +158,25 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
     let parsed: Vec<(String, Reference)> = refs
         .iter()
         .filter(|r| !r.contains("://") && !r.contains("{{") && !r.contains('$'))
-        .filter_map(|r| Some((r.clone(), Reference::try_from(r.as_str()).ok()?)))
+        .filter_map(|r| Some((r.clone(), parse_reference(r)?)))
         .collect();
     // What the cache answers needs no runtime, client or credentials: a warm run, and the
     // language server (always offline), start none of them.
+    // Two small files per image: read on every thread, as thousands of them are on a warm run.
+    let looked: Vec<(String, Reference, Cached)> = {
+        use rayon::prelude::*;
+        parsed
+            .into_par_iter()
+            .map(|(text, reference)| {
+                let c = cached(&reference, opts);
+                (text, reference, c)
+            })
+            .collect()
+    };
     let mut answers = HashMap::new();
     let mut asked = Vec::new();
-    for (text, reference) in parsed {
-        match cached(&reference, opts) {
+    for (text, reference, found) in looked {
+        match found {
             Cached::Facts(f) => {
                 answers.insert(text, Ok(f));
             }
@@ -255,6 +266,104 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
     });
     answers.extend(read);
     answers
+}
+
+/// A reference as `Reference::try_from` reads it. The usual shapes (`host[:port]/path:tag`,
+/// `path@sha256:…`) are read here: `try_from` compiles a large regular expression first, which
+/// cost a run with a warm cache more than all its cache lookups together. Anything else is left
+/// to it.
+fn parse_reference(s: &str) -> Option<Reference> {
+    usual_reference(s).or_else(|| Reference::try_from(s).ok())
+}
+
+/// [`parse_reference`] for the usual shapes; `None` for anything else, valid or not.
+fn usual_reference(s: &str) -> Option<Reference> {
+    let (rest, digest) = match s.split_once('@') {
+        Some((rest, d)) => {
+            let hex = d.strip_prefix("sha256:")?;
+            if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            (rest, Some(d))
+        }
+        None => (s, None),
+    };
+    let last = rest.rfind('/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest[last..].find(':') {
+        Some(i) => (&rest[..last + i], Some(&rest[last + i + 1..])),
+        None => (rest, None),
+    };
+    if let Some(t) = tag {
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let b = t.as_bytes();
+        if b.is_empty()
+            || b.len() > 128
+            || !word(b[0])
+            || !b.iter().all(|&c| word(c) || c == b'.' || c == b'-')
+        {
+            return None;
+        }
+    }
+    let (first, path) = match name.split_once('/') {
+        Some((first, path)) => (first, Some(path)),
+        None => (name, None),
+    };
+    if !path.is_none_or(|p| p.split('/').all(path_component))
+        || !(path_component(first) || (path.is_some() && domain(first)))
+    {
+        return None;
+    }
+    // Where the registry ends, as the distribution reference grammar splits it.
+    let (mut registry, mut repository) = match path {
+        Some(p) if first.contains(['.', ':']) || first == "localhost" => {
+            (first.to_string(), p.to_string())
+        }
+        _ => ("docker.io".to_string(), name.to_string()),
+    };
+    if registry == "index.docker.io" {
+        registry = "docker.io".to_string();
+    }
+    if registry == "docker.io" && !repository.contains('/') {
+        repository = format!("library/{repository}");
+    }
+    if repository.len() > 255 {
+        return None;
+    }
+    let digest = digest.map(str::to_string);
+    Some(match (tag.map(str::to_string), digest) {
+        (Some(t), Some(d)) => Reference::with_tag_and_digest(registry, repository, t, d),
+        (None, Some(d)) => Reference::with_digest(registry, repository, d),
+        (t, None) => {
+            Reference::with_tag(registry, repository, t.unwrap_or_else(|| "latest".into()))
+        }
+    })
+}
+
+/// A path component of a repository name: lowercase letters and digits, joined by one `.`,
+/// one or two `_`, or any number of `-`.
+fn path_component(c: &str) -> bool {
+    let b = c.as_bytes();
+    let alnum = |x: &u8| x.is_ascii_lowercase() || x.is_ascii_digit();
+    if !b.first().is_some_and(alnum) || !b.last().is_some_and(alnum) {
+        return false;
+    }
+    b.split(alnum)
+        .all(|sep| matches!(sep, b"" | b"." | b"_" | b"__") || sep.iter().all(|&x| x == b'-'))
+}
+
+/// A registry host: labels of letters, digits and inner hyphens joined by dots, and a port.
+fn domain(c: &str) -> bool {
+    let host = match c.rsplit_once(':') {
+        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => host,
+        Some(_) => return false,
+        None => c,
+    };
+    host.split('.').all(|label| {
+        let b = label.as_bytes();
+        b.first().is_some_and(u8::is_ascii_alphanumeric)
+            && b.last().is_some_and(u8::is_ascii_alphanumeric)
+            && b.iter().all(|&x| x.is_ascii_alphanumeric() || x == b'-')
+    })
 }
 
 /// Whether `registry` (host or host:port) may be read: a public registry on the HTTPS port, or
@@ -1108,6 +1217,51 @@ fn facts_file(reference: &Reference, digest: &str, opts: &Options) -> Option<Pat
     Some(dir.join(file_name(&key) + ".json"))
 }
 
+/// Record `facts` for `reference` in the cache as a read from its registry records them: the
+/// tag's digest (unless the reference names one) and the facts under that digest. Benchmarks
+/// warm a cache with it (`lint --warm-image-cache`), as no registry is at hand there.
+#[doc(hidden)]
+pub fn remember(reference: &str, facts: &ImageFacts, opts: &Options) {
+    let Some(r) = parse_reference(reference) else {
+        return;
+    };
+    let digest = r
+        .digest()
+        .map_or_else(|| facts.digest.clone(), str::to_string);
+    if r.digest().is_none() {
+        if let Some(f) = tag_file(&r, opts) {
+            let entry = TagEntry {
+                digest: digest.clone(),
+                at: now(),
+            };
+            write_json(&f, &entry);
+        }
+    }
+    if let Some(f) = facts_file(&r, &digest, opts) {
+        write_json(&f, facts);
+    }
+}
+
+/// Made-up facts for `reference` (a Go program, a digest made of the name), for
+/// [`remember`] in a benchmark.
+#[doc(hidden)]
+pub fn made_up_facts(reference: &str) -> ImageFacts {
+    ImageFacts {
+        digest: sha256_hex(reference),
+        kind: Runtime::Go(GoSummary {
+            path: "/app".to_string(),
+            go_version: "go1.24.0".to_string(),
+            deps: Vec::new(),
+            default_godebug: String::new(),
+        }),
+        env: Vec::new(),
+        entrypoint: vec!["/app".to_string()],
+        from_cmd: false,
+        bytes_read: 0,
+        image_size: 0,
+    }
+}
+
 /// What the cache holds for a reference.
 enum Cached {
     Facts(ImageFacts),
@@ -1607,6 +1761,81 @@ mod bytes_chunk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The references read without the regular expression are read as it reads them; the
+    /// usual shapes are read so, and what it refuses is never accepted.
+    #[test]
+    fn usual_references_read_as_the_grammar_reads_them() {
+        let digest = format!("sha256:{}", "ab12".repeat(16));
+        let mut refs: Vec<String> = [
+            "nginx",
+            "nginx:1.27.2",
+            "acme/api:v1",
+            "docker.io/acme/api:1",
+            "index.docker.io/x:1",
+            "docker.io/nginx",
+            "ghcr.io/acme/svc:1.2.3",
+            "registry.example.com/team/svc:2.0",
+            "localhost/x",
+            "localhost:5000/a/b:c",
+            "127.0.0.1:5000/x:y",
+            "host:80/a",
+            "a.b/c",
+            "a__b/c_d.e-f--g:T_a.g-1",
+            "my-registry.local:5000/x",
+            "Reg.Example/x",
+            "python:3.12-slim",
+            "eclipse-temurin:21-jre",
+            "UPPER/x",
+            "x/UPPER",
+            "a..b/c",
+            "a/b-",
+            "a/-b",
+            "a/b._c",
+            "a/b___c",
+            "-a.io/b",
+            "a-.io/b",
+            "a.io:/b",
+            "a.io:x/b",
+            "a:b:c",
+            "a:",
+            ":a",
+            "",
+            "/a",
+            "a/",
+            "a//b",
+            "a/b:.x",
+            "a/b:-x",
+            "a b",
+            "a@b",
+            "a:é",
+            "host:5000",
+            "x:tag@sha256:short",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        refs.push(format!("nginx@{digest}"));
+        refs.push(format!("ghcr.io/acme/api:1@{digest}"));
+        refs.push(format!("a/b@sha512:{}", "0".repeat(128)));
+        refs.push(format!("a/{}", "b".repeat(300)));
+        refs.push(format!("a:{}", "t".repeat(129)));
+        let mut usual = 0;
+        for r in &refs {
+            if let Some(ours) = usual_reference(r) {
+                assert_eq!(Some(ours), Reference::try_from(r.as_str()).ok(), "{r:?}");
+                usual += 1;
+            }
+        }
+        assert!(usual >= 20, "{usual}");
+        for r in [
+            "nginx:1.27.2",
+            "ghcr.io/acme/svc:1.2.3",
+            "localhost:5000/a/b:c",
+        ] {
+            assert!(usual_reference(r).is_some(), "{r}");
+        }
+    }
 
     #[test]
     fn pinned_references_keep_registry_and_repository() {

@@ -15,6 +15,8 @@ use crate::lint::{FileReport, Finding};
 use crate::source::Source;
 use rayon::prelude::*;
 
+mod plain;
+
 /// Lets miette read the source without copying it per finding. The first flag says whether the
 /// text has a carriage return that is not part of `\r\n` (miette counts it as a line break; the
 /// line index does not); the second that only the finding's own line may be shown.
@@ -168,6 +170,9 @@ pub struct Options {
 /// file, then the rule docs and the counts.
 pub struct Human {
     handler: GraphicalReportHandler,
+    /// Without colour, most findings are written by [`plain`], as miette would draw them.
+    color: bool,
+    width: usize,
     summary: bool,
 }
 
@@ -183,6 +188,8 @@ impl Human {
                 .with_width(opts.width)
                 .with_links(false)
                 .with_context_lines(1),
+            color: opts.color,
+            width: opts.width,
             summary: opts.summary,
         }
     }
@@ -210,14 +217,19 @@ impl Format for Human {
         let mut out = format!("── {} ({n} problem{})\n", r.name, plural(n));
         // Each finding is rendered on its own (miette's wrapping of the notes is most of a
         // run's time): a file with many, such as a long stream, on every thread.
-        let one = |f: &Finding| render(&self.handler, r, shown.as_ref(), f);
+        let one = |f: &Finding| render(self, r, shown.as_ref(), f);
         let rendered: Vec<Result<String, std::fmt::Error>> = if n >= RENDER_PARALLEL {
             r.findings.par_iter().map(one).collect()
         } else {
             r.findings.iter().map(one).collect()
         };
+        let rendered: Vec<String> = rendered
+            .into_iter()
+            .collect::<Result<_, _>>()
+            .map_err(std::io::Error::other)?;
+        out.reserve(rendered.iter().map(String::len).sum());
         for s in rendered {
-            out.push_str(&s.map_err(std::io::Error::other)?);
+            out.push_str(&s);
         }
         Ok(out)
     }
@@ -310,7 +322,7 @@ fn looks_like_manifest(text: &str) -> bool {
 }
 
 fn render(
-    handler: &GraphicalReportHandler,
+    human: &Human,
     r: &FileReport,
     shown: Option<&Arc<Shown>>,
     f: &Finding,
@@ -328,8 +340,14 @@ fn render(
             crate::text::printable(&d.message)
         ));
     };
+    let report = build(&r.name, shown, f);
+    if !human.color {
+        if let Some(s) = plain::render(&report, human.width) {
+            return Ok(s);
+        }
+    }
     let mut s = String::new();
-    handler.render_report(&mut s, &build(&r.name, shown, f))?;
+    human.handler.render_report(&mut s, &report)?;
     Ok(s)
 }
 
@@ -464,6 +482,162 @@ fn runtime_line(stats: &crate::lint::Stats) -> String {
 mod tests {
     use super::*;
     use crate::source::Origin;
+
+    /// Every finding the hand-written path draws must be what miette draws, byte for byte; and
+    /// it must draw most of them (the rule fixtures, at three widths).
+    #[test]
+    fn plain_rendering_is_byte_identical_to_miettes() {
+        use crate::lint::{lint_source, Selection};
+        fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    yaml_files(&p, out);
+                } else if p.extension().is_some_and(|x| x == "yaml" || x == "yml") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut files = Vec::new();
+        yaml_files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures"),
+            &mut files,
+        );
+        files.sort();
+        let reports: Vec<FileReport> = files
+            .iter()
+            .filter_map(|p| {
+                let text = std::fs::read_to_string(p).ok()?;
+                let src = Source::from_text(Origin::Stdin(p.display().to_string()), text);
+                Some(lint_source(
+                    src,
+                    &crate::config::Config::default(),
+                    &Selection::default(),
+                ))
+            })
+            .collect();
+        let (mut by_hand, mut total) = (0, 0);
+        for width in [100, 72, 40] {
+            let human = Human::new(&Options {
+                color: false,
+                width,
+                summary: false,
+            });
+            for r in &reports {
+                let Some(src) = r.source.as_ref().filter(|s| looks_like_manifest(&s.text)) else {
+                    continue;
+                };
+                let shown = Shown::new(src);
+                for f in &r.findings {
+                    let report = build(&r.name, &shown, f);
+                    let mut theirs = String::new();
+                    human.handler.render_report(&mut theirs, &report).unwrap();
+                    total += 1;
+                    if let Some(ours) = plain::render(&report, width) {
+                        assert_eq!(ours, theirs, "{} at width {width}", r.name);
+                        by_hand += 1;
+                    }
+                }
+            }
+        }
+        assert!(total > 1000, "{total}");
+        assert!(
+            by_hand * 10 > total * 8,
+            "{by_hand} of {total} drawn by hand"
+        );
+    }
+
+    /// Messages and notes wrapped by hand break where textwrap breaks them (through miette): a
+    /// few thousand made of words, hyphens, slashes, bars, quotes, brackets and signs, at widths
+    /// from 30 to 100 columns.
+    #[test]
+    fn plain_wrapping_breaks_where_textwrap_breaks() {
+        let tokens = [
+            "a",
+            "word",
+            "longer-word",
+            "golint-k8s.io/go-version",
+            "go|other",
+            "1.25+",
+            "90",
+            "%",
+            "(x)",
+            "\"1.22\"",
+            "it's",
+            "--flag",
+            "a/b",
+            "a/1",
+            "https://x.io/y/",
+            "+",
+            "(",
+            ")",
+            ":",
+            ",",
+            ".",
+            "=",
+            "<",
+            ">",
+            "x-",
+            "-y",
+            "GOMAXPROCS/GOMEMLIMIT",
+            "#1",
+            "a_b",
+            "x@y",
+            "|",
+            "/",
+            "500m",
+            "(50 ms)",
+            "v3.6.9/server",
+            ".yaml)",
+            ".5",
+            "\"460MiB\" (90 %",
+            "'a' (b)",
+            "x- (y)",
+            "(x) (y)",
+            "\n",
+        ];
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n";
+        let src = Arc::new(Source::from_text(
+            Origin::Stdin("x.yaml".into()),
+            text.into(),
+        ));
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let mut by_hand = 0;
+        for _ in 0..10000 {
+            let mut message = String::new();
+            for _ in 0..next(40) + 1 {
+                message.push_str(tokens[next(tokens.len())]);
+                message.push_str([" ", " ", " ", "", "  "][next(5)]);
+            }
+            let width = 30 + next(71);
+            let human = Human::new(&Options {
+                color: false,
+                width,
+                summary: false,
+            });
+            let report = Report {
+                message: message.trim_start().to_string(),
+                code: "GK101 x".into(),
+                severity: miette::Severity::Warning,
+                help: Some(message.trim_start().replace('|', " ")),
+                label: LabeledSpan::new(Some("x".into()), 16, 9),
+                source: NamedSource::new("x.yaml", Text(src.clone(), false, false)),
+            };
+            let mut theirs = String::new();
+            human.handler.render_report(&mut theirs, &report).unwrap();
+            if let Some(ours) = plain::render(&report, width) {
+                assert_eq!(ours, theirs, "{message:?} at width {width}");
+                by_hand += 1;
+            }
+        }
+        assert!(by_hand > 1000, "{by_hand}");
+    }
 
     /// Reading from a line near the span must give miette exactly what its scan from the first
     /// byte gives: the same bytes, span, line, column and line count.

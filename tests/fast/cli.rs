@@ -1683,3 +1683,55 @@ fn a_go_template_that_does_not_parse_is_skipped_with_a_note() {
         "{err}"
     );
 }
+
+/// A cache warmed through its own writer (the benchmarks' hidden `--warm-image-cache`) answers a
+/// later `--offline` run for every image, whatever its shape: none is missing, and each
+/// container's runtime is read from its image.
+#[test]
+fn a_warm_image_cache_answers_offline_for_every_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let digest = format!("sha256:{}", "0123456789abcdef".repeat(4));
+    let images = [
+        "ghcr.io/acme/api:1.4.2".to_string(),
+        "nginx".to_string(),
+        "acme/worker:v2".to_string(),
+        "localhost:5000/team/svc:1".to_string(),
+        format!("registry.example.com/acme/pinned@{digest}"),
+    ];
+    let manifest: String = images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| {
+            BAD.replace("name: api", &format!("name: c{i}"))
+                .replace("ghcr.io/acme/api:1.4.2", image)
+        })
+        .collect::<Vec<_>>()
+        .join("---\n");
+    let path = dir.path().join("m.yaml");
+    std::fs::write(&path, manifest).unwrap();
+    let cache = dir.path().join("cache");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["lint", "--inspect-images", "--offline", "--show-containers"];
+        args.extend_from_slice(extra);
+        args.extend(["--format", "json", path.to_str().unwrap()]);
+        cmd()
+            .env("GOLINT_K8S_CACHE", &cache)
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    let cold = run(&[]);
+    assert!(String::from_utf8_lossy(&cold.stderr).contains("not in the cache"));
+    run(&["--warm-image-cache"]);
+    let warm = run(&[]);
+    let stderr = String::from_utf8_lossy(&warm.stderr);
+    assert!(!stderr.contains("not inspected"), "{stderr}");
+    let doc: Value = serde_json::from_slice(&warm.stdout).unwrap();
+    let rows = doc["containers"].as_array().unwrap();
+    assert_eq!(rows.len(), images.len());
+    for row in rows {
+        let rt = &row["runtime"];
+        assert_eq!(rt["language"], "go", "{row}");
+        assert_eq!(rt["assumed"], false, "{row}");
+    }
+}

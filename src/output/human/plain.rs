@@ -1,0 +1,297 @@
+//! The human format's common case written by hand: a finding without colour whose label lies on
+//! one line of plain ASCII, and whose message and notes wrap at spaces and hyphens only. miette
+//! draws every finding through generic machinery (a Unicode line-break segmenter for each line of
+//! text, a gutter for labels that span lines, styles) that was most of a human run's time; for
+//! this case its output is simple enough to write directly. Anything else returns `None` and is
+//! drawn by miette, so the bytes never depend on which path drew them (the tests compare both).
+
+use miette::{SourceCode, SourceSpan};
+
+use super::Report;
+
+/// miette's drawing characters in the Unicode theme.
+const HBAR: char = '─';
+const VBAR: char = '│';
+const VBAR_BREAK: char = '·';
+
+/// The finding as miette's graphical handler (Unicode theme, no colour, one line of context,
+/// `width` columns) draws it, or `None` when it is not the common case.
+pub(super) fn render(report: &Report, width: usize) -> Option<String> {
+    let text = report.source.inner();
+    // A lone carriage return, or a finding shown without its neighbours: miette's own reading.
+    if text.1 || text.2 {
+        return None;
+    }
+    let mut out = String::with_capacity(1024);
+    out.push_str(&report.code);
+    out.push_str("\n\n");
+    let icon = match report.severity {
+        miette::Severity::Error => "×",
+        miette::Severity::Warning => "⚠",
+        miette::Severity::Advice => "☞",
+    };
+    // Every indent miette uses here is four or eight columns wide.
+    let wrap = width.saturating_sub(2);
+    fill(
+        &mut out,
+        &report.message,
+        &format!("  {icon} "),
+        &format!("  {VBAR} "),
+        wrap.saturating_sub(4),
+    )?;
+    snippet(&mut out, report)?;
+    if let Some(help) = &report.help {
+        fill(
+            &mut out,
+            help,
+            "  help: ",
+            "        ",
+            wrap.saturating_sub(8),
+        )?;
+    }
+    Some(out)
+}
+
+/// The source excerpt: the label's line and one line on each side, numbered, the label drawn
+/// under its span.
+fn snippet(out: &mut String, report: &Report) -> Option<()> {
+    let text = report.source.inner();
+    let label = &report.label;
+    let (start, len) = (label.offset(), label.len());
+    let src = &text.0;
+    if start > src.text.len() || src.line_range(src.line_index(start)).len() > super::LONG_LINE {
+        return None;
+    }
+    let span = SourceSpan::new(start.into(), len);
+    let context = text.read_span(&span, 1, 1).ok()?;
+    let data = context.data();
+    if !data
+        .iter()
+        .all(|&b| b == b'\n' || (b' '..=b'~').contains(&b))
+    {
+        return None;
+    }
+    let name = label.label()?;
+    if !name.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return None;
+    }
+    // The lines as miette splits them: each with its offset and its length with the line feed.
+    let mut lines = Vec::with_capacity(3);
+    let mut at = context.span().offset();
+    for piece in data.split_inclusive(|&b| b == b'\n') {
+        lines.push((at, piece));
+        at += piece.len();
+    }
+    // The label must start and end on one line (a zero-length one counts as one column).
+    let (line, &(offset, bytes)) = lines
+        .iter()
+        .enumerate()
+        .find(|(_, (o, b))| start >= *o && start < o + b.len())?;
+    if start + len.max(1) > offset + bytes.len() {
+        return None;
+    }
+    let first = context.line();
+    let last_number = first + lines.len();
+    let linum_width = last_number.to_string().len();
+    let primary = text.read_span(&span, 0, 0).ok()?;
+    let pad = " ".repeat(linum_width + 2);
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "{pad}╭{HBAR}[{}:{}:{}]",
+        report.source.name(),
+        primary.line() + 1,
+        primary.column() + 1
+    );
+    for (i, (_, bytes)) in lines.iter().enumerate() {
+        let shown = std::str::from_utf8(bytes).ok()?.trim_end_matches('\n');
+        let _ = writeln!(out, " {:linum_width$} {VBAR} {shown}", first + i + 1);
+        if i != line {
+            continue;
+        }
+        // Columns are bytes on a line of ASCII; a span that takes in the line feed reaches one
+        // column past the text.
+        let from = start - offset;
+        let to = if len == 0 {
+            from + 1
+        } else {
+            (start + len - offset).min(shown.len() + 1).max(from + 1)
+        };
+        let bar = (from + to) / 2;
+        let _ = writeln!(
+            out,
+            " {:linum_width$} {VBAR_BREAK} {:from$}{}{}{}",
+            "",
+            "",
+            HBAR.to_string().repeat(bar - from),
+            if len == 0 { '▲' } else { '┬' },
+            HBAR.to_string().repeat(to - bar - 1),
+        );
+        let _ = writeln!(
+            out,
+            " {:linum_width$} {VBAR_BREAK} {:bar$}╰{HBAR}{HBAR} {name}",
+            "", ""
+        );
+    }
+    let _ = writeln!(out, "{pad}╰{}", HBAR.to_string().repeat(4));
+    Some(())
+}
+
+/// One fragment of a line as textwrap cuts it: the text's end and the end of the spaces after it.
+#[derive(Clone, Copy)]
+struct Piece {
+    start: usize,
+    end: usize,
+    spaces_end: usize,
+}
+
+/// `text` wrapped as miette wraps it with textwrap (first-fit, words broken where too long, cut
+/// after spaces as the Unicode line-break rules allow and after hyphens inside words), each line
+/// then indented, and a line feed: `None` when a line holds what those rules treat in ways this
+/// does not follow (anything but letters, digits, spaces and some punctuation, a word longer than
+/// a line, spaces where the rules keep the words together).
+fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> Option<()> {
+    let mut rows = 0usize;
+    for line in text.split('\n') {
+        let pieces = pieces(line)?;
+        if pieces.iter().any(|p| p.end - p.start > width) {
+            return None;
+        }
+        // textwrap puts an empty word first, which takes no room.
+        let mut row_start: Option<usize> = None;
+        let mut row_end = 0;
+        let mut used = 0;
+        let mut emit = |out: &mut String, from: Option<usize>, to: usize| {
+            out.push_str(if rows == 0 { first } else { rest });
+            if let Some(from) = from {
+                out.push_str(&line[from..to]);
+            }
+            out.push('\n');
+            rows += 1;
+        };
+        for p in &pieces {
+            let wide = p.end - p.start;
+            if used + wide > width && row_start.is_some() {
+                emit(out, row_start, row_end);
+                row_start = None;
+                used = 0;
+            }
+            row_start.get_or_insert(p.start);
+            row_end = p.end;
+            used += p.spaces_end - p.start;
+        }
+        emit(out, row_start, row_end);
+    }
+    Some(())
+}
+
+/// The bytes [`pieces`] knows the line-break rules of: letters, digits, the space and some
+/// punctuation.
+static SIMPLE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = (c as u8).is_ascii_alphanumeric();
+        c += 1;
+    }
+    let punctuation = b" .,:;()\"'=<>#&*@_-/|+%";
+    let mut k = 0;
+    while k < punctuation.len() {
+        t[punctuation[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// The fragments of one line (see [`fill`]), or `None` when it is not that simple. Where the
+/// Unicode rules let a line break between these characters: after spaces (but not before a
+/// slash, a separator or a closing mark, and not when an opening bracket comes before them), and
+/// after a slash or a bar followed by a letter. Nowhere else: not before a closing mark, a slash
+/// or a bar, not around `+` and `%` next to letters and digits. Whatever depends on rules this
+/// does not follow (digits after a slash) is left to textwrap.
+fn pieces(line: &str) -> Option<Vec<Piece>> {
+    let b = line.as_bytes();
+    if !b.iter().all(|&c| SIMPLE[c as usize]) || b.first() == Some(&b' ') {
+        return None;
+    }
+    let letter = |c: u8| {
+        c.is_ascii_alphabetic()
+            || matches!(c, b'=' | b'<' | b'>' | b'#' | b'&' | b'*' | b'@' | b'_')
+    };
+    let closing = |c: u8| matches!(c, b'.' | b',' | b':' | b';' | b')');
+    let mut words = Vec::new();
+    let mut start = 0;
+    let mut last_solid = b.first().copied().unwrap_or(b' ');
+    for i in 1..b.len() {
+        let (p, c) = (b[i - 1], b[i]);
+        // Most of a line: letters and digits, between which no line breaks.
+        if c.is_ascii_alphanumeric() && p.is_ascii_alphanumeric() {
+            last_solid = c;
+            continue;
+        }
+        let cut = match (p, c) {
+            (_, b' ') => false,
+            // No break before a slash or a closing mark, even after spaces; before a separator
+            // that starts a number, the rules differ between Unicode versions.
+            (b' ', b'/' | b')') => false,
+            (b' ', b'.' | b',' | b':' | b';') if b.get(i + 1).is_some_and(u8::is_ascii_digit) => {
+                return None
+            }
+            (b' ', b'.' | b',' | b':' | b';') => false,
+            (b' ', _) => {
+                if last_solid == b'(' {
+                    return None;
+                }
+                true
+            }
+            (b'/' | b'|', _) if letter(c) => true,
+            (b'/' | b'|', b'/' | b'"' | b'\'' | b':' | b'.' | b')' | b',' | b'-' | b'|') => false,
+            (b'/' | b'|', _) => return None,
+            (b'+' | b'%', _) if c.is_ascii_alphanumeric() || closing(c) || c == b'"' => false,
+            (b'+' | b'%', _) => return None,
+            (_, b'+' | b'%') if p.is_ascii_alphanumeric() => false,
+            (_, b'+' | b'%') => return None,
+            (_, b'(') if closing(p) => return None,
+            _ => false,
+        };
+        if cut {
+            words.push(start..i);
+            start = i;
+        }
+        if c != b' ' {
+            last_solid = c;
+        }
+    }
+    // textwrap drops the break before the last word when a line ends with a hyphen (it drops
+    // the last opportunity it keeps, meaning the one at the end, which it dropped already).
+    if b.last() == Some(&b'-') && start > 0 {
+        start = words.pop().map_or(0, |w| w.start);
+    }
+    if start < b.len() {
+        words.push(start..b.len());
+    }
+    // Each word split after its hyphens that stand between letters or digits.
+    let mut pieces = Vec::with_capacity(words.len() + 4);
+    for w in words {
+        let word = &line[w.clone()];
+        let end = w.start + word.trim_end_matches(' ').len();
+        let mut from = w.start;
+        for i in w.start + 1..end.saturating_sub(1) {
+            if b[i] == b'-' && b[i - 1].is_ascii_alphanumeric() && b[i + 1].is_ascii_alphanumeric()
+            {
+                pieces.push(Piece {
+                    start: from,
+                    end: i + 1,
+                    spaces_end: i + 1,
+                });
+                from = i + 1;
+            }
+        }
+        pieces.push(Piece {
+            start: from,
+            end,
+            spaces_end: w.end,
+        });
+    }
+    Some(pieces)
+}
