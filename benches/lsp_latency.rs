@@ -223,7 +223,9 @@ fn main() {
     }
     let edits = if full { 50 } else { 4 };
 
-    let text = manifest(110);
+    // About 20,000 lines: the size the latency budget is set for.
+    let count = 421;
+    let text = manifest(count);
     let lines = text.lines().count();
     let dir = tempfile::tempdir().unwrap();
     let uri = format!("file://{}", dir.path().join("fleet.yaml").display());
@@ -248,7 +250,9 @@ fn main() {
     );
 
     // Alternate the memory limit of the middle Deployment's first container: 1Gi ↔ 2Gi.
-    let middle = text.find("name: svc-55\n").expect("the middle Deployment");
+    let middle = text
+        .find(&format!("name: svc-{}\n", count / 2))
+        .expect("the middle Deployment");
     let at_limit = middle + text[middle..].find("memory: 1Gi").unwrap() + "memory: ".len();
     let start = position(&text, at_limit);
     let end = position(&text, at_limit + 3);

@@ -126,7 +126,8 @@ pub fn run(mut a: FixArgs) -> i32 {
         return check_new_from_rev(&a, &p, rev);
     }
     let writer = Writer::cleaning_up_on_signals();
-    let (mut results, errors) = p.map_inputs(|loaded, cfg| match loaded {
+    let each = |loaded: Result<Source, Box<crate::source::DecodeFailure>>,
+                cfg: &crate::config::Config| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
         // Standard input is fixed on its own (above): a text named so here is a chart's render
         // or a Kustomize build.
@@ -143,7 +144,19 @@ pub fn run(mut a: FixArgs) -> i32 {
             &p,
             &writer,
         ),
+    };
+    // Files that are written are fixed on more threads than cores: a write waits for the disk.
+    let writes = !a.check && !a.diff;
+    let pool = writes.then(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(Writer::threads())
+            .build()
     });
+    let (mut results, errors) = match pool {
+        Some(Ok(pool)) => pool.install(|| p.map_inputs(each)),
+        _ => p.map_inputs(each),
+    };
+    writer.finish();
     // What the overlays make of the fixed files: built again once every file is written.
     let mut rebuilt_errors = Vec::new();
     if !a.check && !a.diff && results.iter().any(|r| r.changed) {

@@ -6,7 +6,20 @@
 //!
 //! The file is compared with what was read once the temporary file is complete and flushed (the
 //! slow part), right before the rename: only a change in the moment between that comparison and
-//! the rename can still be overwritten.
+//! the rename can still be overwritten. The comparison reads the file again rather than trusting
+//! its size and modification time: an edit within one tick of the file system's clock that keeps
+//! the size would pass such a check, and the read costs little next to the flush.
+//!
+//! What a run of many writes costs is the flushes: one `fsync` of each temporary file (its data
+//! must be on disk before the rename, or a crash could leave the new name on an empty file), and
+//! one of its directory to make the rename durable. Two things keep that affordable without giving
+//! up either:
+//! - A directory is flushed once per run ([`Writer::finish`], or when the writer is dropped), not
+//!   once per file renamed into it. Until then a crash can undo a rename, which leaves that file
+//!   as it was: one of the two states a file may be in. The run reports its files fixed only
+//!   after the flush.
+//! - The callers write many files at once ([`Writer::threads`]): a flush waits for the disk, not the
+//!   CPU, and a journaling file system commits the flushes that wait together in one go.
 //!
 //! A rename gives the path a new file, so a file with other names (hard links) would keep its old
 //! text under them, and a pipe or device would be replaced by a regular file: both are left alone
@@ -80,6 +93,8 @@ pub fn write_atomic_observed(
 /// the signal handling it sets up ends with it.
 pub struct Writer {
     live: Arc<Mutex<Vec<PathBuf>>>,
+    /// Directories with a rename in them that is not flushed yet.
+    unflushed: Mutex<std::collections::HashSet<PathBuf>>,
     swept_dirs: Mutex<Vec<PathBuf>>,
     swept: AtomicUsize,
     #[cfg(unix)]
@@ -97,6 +112,7 @@ impl Writer {
     pub fn new() -> Writer {
         Writer {
             live: Default::default(),
+            unflushed: Default::default(),
             swept_dirs: Default::default(),
             swept: AtomicUsize::new(0),
             #[cfg(unix)]
@@ -119,6 +135,24 @@ impl Writer {
             w.signals = watch_signals(w.live.clone());
         }
         w
+    }
+
+    /// How many writes a run should have under way at once: many more than the cores, for a write
+    /// spends its time waiting for the disk to flush.
+    pub fn threads() -> usize {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        (cores * 4).max(16)
+    }
+
+    /// Make every rename so far durable: flush each directory written into once. Errors are not
+    /// reported, as not every file system lets a directory be flushed.
+    pub fn finish(&self) {
+        let dirs = std::mem::take(&mut *lock(&self.unflushed));
+        for dir in dirs {
+            if let Ok(d) = std::fs::File::open(&dir) {
+                let _ = d.sync_all();
+            }
+        }
     }
 
     /// How many temporary files left by earlier, killed runs this run removed.
@@ -159,6 +193,7 @@ impl Writer {
 
 impl Drop for Writer {
     fn drop(&mut self) {
+        self.finish();
         #[cfg(unix)]
         if let Some((handle, xfsz)) = self.signals.take() {
             // The watching thread sees the close and ends; its registrations go with it.
@@ -193,16 +228,26 @@ fn write_file(
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
         return Err(WriteError::NotRegular);
     }
-    // Write through a symlink to its target, so the link itself stays a link.
-    let target = std::fs::canonicalize(path).map_err(doing("resolve"))?;
-    let meta = std::fs::metadata(&target).map_err(doing("read metadata"))?;
+    // Write through a symlink to its target, so the link itself stays a link. A path that is no
+    // link is its own target: resolving it (a readlink per component) cost more than the write.
+    let own = std::fs::symlink_metadata(path).map_err(doing("read metadata"))?;
+    let (target, meta) = if own.file_type().is_symlink() {
+        let target = std::fs::canonicalize(path).map_err(doing("resolve"))?;
+        let meta = std::fs::metadata(&target).map_err(doing("read metadata"))?;
+        (target, meta)
+    } else {
+        (path.to_path_buf(), own)
+    };
     if let Some(n) = other_names(&meta) {
         return Err(WriteError::HardLinked(n));
     }
     if meta.permissions().readonly() {
         return Err(WriteError::ReadOnly);
     }
-    let dir = target.parent().ok_or(WriteError::NoParent)?;
+    let dir = match target.parent().ok_or(WriteError::NoParent)? {
+        d if d.as_os_str().is_empty() => Path::new("."),
+        d => d,
+    };
     sweep_once(writer, dir);
     let (mut tmp, _known) = writer
         .create(dir)
@@ -227,10 +272,8 @@ fn write_file(
     }
     tmp.persist(&target)
         .map_err(|e| doing("replace the file")(e.error))?;
-    // Make the rename itself durable; not every file system lets a directory be synced.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
+    // The rename is made durable with the run's others in this directory (`Writer::finish`).
+    lock(&writer.unflushed).insert(dir.to_path_buf());
     Ok(())
 }
 
@@ -442,4 +485,35 @@ fn keep_owner(tmp: &std::fs::File, meta: &std::fs::Metadata) -> Result<(), Write
 #[cfg(not(unix))]
 fn keep_owner(_: &std::fs::File, _: &std::fs::Metadata) -> Result<(), WriteError> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Renames into one directory are made durable by one flush of it, when the run's writes
+    /// are done, and not by one per file.
+    #[test]
+    fn a_directory_is_flushed_once_per_run_not_once_per_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let writer = Writer::new();
+        for name in ["a.yaml", "b.yaml", "c.yaml"] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, "old\n").unwrap();
+            writer.write(&path, b"old\n", "new\n").unwrap();
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), "new\n");
+        }
+        assert_eq!(
+            lock(&writer.unflushed).iter().collect::<Vec<_>>(),
+            vec![&dir.path().to_path_buf()]
+        );
+        writer.finish();
+        assert!(lock(&writer.unflushed).is_empty());
+    }
+
+    #[test]
+    fn writes_wait_for_the_disk_on_more_threads_than_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert!(Writer::threads() > cores);
+    }
 }

@@ -11,6 +11,7 @@
 
 mod actions;
 mod convert;
+mod incremental;
 pub mod wire;
 
 use std::collections::HashMap;
@@ -40,6 +41,9 @@ pub const FIX_ALL_KIND: &str = "source.fixAll.golint-k8s";
 struct Doc {
     text: String,
     version: i32,
+    /// What was published for it last, while an edit can be linted as a change to that (see
+    /// [`incremental`]); `None` when the next lint must be of the whole text.
+    last: Option<incremental::Published>,
 }
 
 struct Server {
@@ -366,6 +370,7 @@ impl Server {
                     Doc {
                         text: p.text_document.text,
                         version: p.text_document.version,
+                        last: None,
                     },
                 );
                 self.mark(uri);
@@ -391,10 +396,7 @@ impl Server {
                 let saved = self.docs.get(&uri).map(|d| d.text.as_bytes());
                 if saved.is_some_and(crate::k8s::index::Index::may_hold) {
                     self.run.forget_index();
-                    let uris: Vec<String> = self.docs.keys().cloned().collect();
-                    for other in uris {
-                        self.mark(other);
-                    }
+                    self.relint_all();
                 }
                 self.mark(uri);
                 Ok(())
@@ -451,6 +453,7 @@ impl Server {
                 Doc {
                     text: String::new(),
                     version,
+                    last: None,
                 },
             );
         }
@@ -469,7 +472,12 @@ impl Server {
                     let start = convert::offset_in(&doc.text, r.start, enc);
                     let end = convert::offset_in(&doc.text, r.end, enc);
                     match (start, end) {
-                        (Some(s), Some(e)) if s <= e => doc.text.replace_range(s..e, &change.text),
+                        (Some(s), Some(e)) if s <= e => {
+                            if let Some(last) = &mut doc.last {
+                                last.changed(s..e, doc.text.len());
+                            }
+                            doc.text.replace_range(s..e, &change.text)
+                        }
                         _ => {
                             problem = Some(format!(
                                 "a change of lines {}-{} does not fit the document's {} lines",
@@ -480,7 +488,10 @@ impl Server {
                         }
                     }
                 }
-                None => doc.text = change.text,
+                None => {
+                    doc.text = change.text;
+                    doc.last = None;
+                }
             }
         }
         doc.version = version;
@@ -509,6 +520,14 @@ impl Server {
     fn files_changed(&mut self) {
         self.run.forget_files();
         self.run.forget_index();
+        self.relint_all();
+    }
+
+    /// Lint every open document again, whole: what the others say may have changed.
+    fn relint_all(&mut self) {
+        for doc in self.docs.values_mut() {
+            doc.last = None;
+        }
         let uris: Vec<String> = self.docs.keys().cloned().collect();
         for uri in uris {
             self.mark(uri);
@@ -625,8 +644,45 @@ impl Server {
         }
         let (cfg, config_error) = self.config_for(uri, out);
         let (text, version) = (&doc.text, doc.version);
-        let diags = diagnostics_in(&parsed, text, &cfg, self.encoding, &mut self.run);
-        publish_diagnostics(out, parsed, diags, Some(version))?;
+        let enc = self.encoding;
+        let partial = doc.last.as_ref().and_then(|last| {
+            let plan = incremental::plan(last, text)?;
+            let report = lint_document(uri, &plan.text, &cfg, &mut self.run);
+            let whole = report.skipped.is_none()
+                && report.stats.objects > 0
+                && !report
+                    .findings
+                    .iter()
+                    .any(|f| f.diagnostic.code == crate::diagnostic::Code::GK000);
+            whole.then(|| {
+                let fresh = actions::diagnostics(&parsed, &report, &plan.text, enc);
+                (plan, fresh)
+            })
+        });
+        // The text and what was sent for it, kept for the next edit to be linted in part.
+        let text = text.clone();
+        let published = match partial {
+            Some((plan, fresh)) => {
+                let last = self.docs.get_mut(uri).and_then(|d| d.last.take());
+                let items = plan.merge(last.map(|l| l.items).unwrap_or_default(), &fresh);
+                incremental::Published::new(text, items, false)
+            }
+            None => {
+                let diags = diagnostics_in(&parsed, &text, &cfg, enc, &mut self.run);
+                let invalid = diags.iter().any(|d| {
+                    matches!(&d.code, Some(lsp_types::NumberOrString::String(c)) if c == "GK000")
+                });
+                let items = diags.iter().map(incremental::Item::new).collect();
+                incremental::Published::new(text, items, invalid)
+            }
+        };
+        let body = incremental::notification(&parsed, &published.items, Some(version));
+        if let Some(doc) = self.docs.get_mut(uri) {
+            doc.last = Some(published);
+        }
+        write!(out, "Content-Length: {}\r\n\r\n", body.len())?;
+        out.write_all(&body)?;
+        out.flush()?;
         match config_error {
             Some(e) => self.report_config_error(e, out),
             None => Ok(()),

@@ -2187,6 +2187,284 @@ fn a_saved_kustomization_is_read_again_without_a_watcher() {
 }
 
 // ---------------------------------------------------------------------------------------------
+/// Several documents that lean on each other the way the lint gathers them file-wide: a
+/// LimitRange whose defaults reach the Deployments of its namespace, a VPA, a ConfigMap, Helm
+/// `# Source:` comments, and suppression comments on a line and for a document.
+const STREAM: &str = r#"# Source: shop/templates/limits.yaml
+apiVersion: v1
+kind: LimitRange
+metadata:
+  name: defaults
+  namespace: shop
+spec:
+  limits:
+    - type: Container
+      default:
+        cpu: "2"
+        memory: 1Gi
+---
+# Source: shop/templates/api.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+  namespace: shop
+spec:
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.0
+          env:
+            - name: GOGC
+              value: 100
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  template:
+    spec:
+      containers:
+        # golint-k8s: ignore=GK101
+        - name: web
+          image: ghcr.io/acme/web:1.0
+          resources:
+            limits: {cpu: 500m, memory: 256Mi}
+---
+# golint-k8s: ignore-document=GK102
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: worker
+spec:
+  template:
+    spec:
+      containers:
+        - name: worker
+          image: ghcr.io/acme/worker:1.0
+          resources:
+            requests: {cpu: "1", memory: 512Mi}
+            limits: {cpu: "1", memory: 1Gi}
+---
+apiVersion: autoscaling.k8s.io/v1
+kind: VerticalPodAutoscaler
+metadata:
+  name: worker
+spec:
+  targetRef: {apiVersion: apps/v1, kind: Deployment, name: worker}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  GOMEMLIMIT: 900MiB
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report
+spec:
+  schedule: "0 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+            - name: report
+              image: ghcr.io/acme/report:1.0
+              envFrom:
+                - configMapRef: {name: settings}
+              resources:
+                limits: {memory: 2Gi}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: cache
+  namespace: shop
+spec:
+  template:
+    spec:
+      containers:
+        - name: cache
+          image: ghcr.io/acme/cache:1.0
+          args: ["--size=1Gi"]
+"#;
+
+/// The server lints only the documents an edit touched and keeps the findings of the others:
+/// after each of a few hundred random edits (separators added and removed, edits inside the
+/// LimitRange, the VPA and the ConfigMap, suppression comments, invalid YAML, several changes in
+/// one notification), what it publishes must equal a fresh lint of the whole text.
+#[test]
+fn incremental_diagnostics_equal_a_full_lint_after_random_edits() {
+    use golint_k8s::config::Config;
+    use golint_k8s::lsp::{document_diagnostics, Encoding};
+
+    let (dir, _, uri) = workspace("stream.yaml");
+    let parsed: lsp_types::Uri = uri.parse().unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    // Plain Deployments between them, so that many edits land in documents whose neighbours
+    // hold nothing the others lean on, and are linted alone.
+    let plain: String = (0..8)
+        .map(|i| {
+            format!(
+                "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: plain-{i}\n  \
+                 namespace: shop\nspec:\n  template:\n    spec:\n      containers:\n        \
+                 - name: app\n          image: ghcr.io/acme/app:{i}\n          env:\n            \
+                 - name: GOGC\n              value: \"100\"\n          resources:\n            \
+                 limits: {{memory: 1Gi}}\n"
+            )
+        })
+        .collect();
+    let base = format!("{STREAM}{plain}---\n{STREAM}{plain}");
+    let mut text = base.clone();
+    lsp.open(&uri, "yaml", &text);
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n.max(1) as u64) as usize
+    };
+    let line_starts = |text: &str| -> Vec<usize> {
+        std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .filter(|&i| i < text.len())
+            .collect()
+    };
+    let separators = |text: &str| -> Vec<usize> {
+        line_starts(text)
+            .into_iter()
+            .filter(|&i| text[i..].starts_with("---\n"))
+            .collect()
+    };
+    let boundary = |text: &str, mut at: usize| {
+        while !text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    };
+    // An edit that breaks the YAML is undone by the next one, so that most edits are to a file
+    // the server can lint in part.
+    let mut undo: Option<(usize, usize, String)> = None;
+    for version in 2..400_i64 {
+        let mut changes = Vec::new();
+        if version % 97 == 0 {
+            text = base.clone();
+            undo = None;
+            changes.push(json!({"text": text}));
+        } else {
+            for _ in 0..1 + next(2) {
+                let pick = |text: &str, needles: &[&str], k: usize, r: usize| {
+                    let needle = needles[k % needles.len()];
+                    let hits: Vec<usize> = text.match_indices(needle).map(|(i, _)| i).collect();
+                    hits.get(r % hits.len().max(1))
+                        .map(|&i| (i, i + needle.len()))
+                };
+                let (k, r) = (next(1000), next(1000));
+                let (a, b, new): (usize, usize, String) = if let Some(u) = undo.take() {
+                    u
+                } else {
+                    match next(9) {
+                        // A value, in a Deployment or in the LimitRange, VPA and ConfigMap.
+                        0 | 1 => {
+                            let values = ["1Gi", "2Gi", "\"100\"", "500m", "900MiB", "shop"];
+                            let Some((a, b)) = pick(&text, &values, k, r) else {
+                                continue;
+                            };
+                            (a, b, values[next(values.len())].to_string())
+                        }
+                        // A comment line: a suppression, or none.
+                        2 => {
+                            let starts = line_starts(&text);
+                            let at = starts[r % starts.len()];
+                            let line = [
+                                "# golint-k8s: ignore=GK101\n",
+                                "# golint-k8s: ignore-document=GK203\n",
+                                "# a note\n",
+                                "\n",
+                            ][k % 4];
+                            (at, at, line.to_string())
+                        }
+                        // A whole document, added or removed.
+                        3 => {
+                            let seps = separators(&text);
+                            let at = seps.get(r % seps.len().max(1)).copied().unwrap_or(0);
+                            (at, at, plain.split_inclusive("---\n").take(2).collect())
+                        }
+                        4 => {
+                            let seps = separators(&text);
+                            if seps.len() < 3 {
+                                continue;
+                            }
+                            let i = r % (seps.len() - 1);
+                            (seps[i], seps[i + 1], String::new())
+                        }
+                        // A separator removed (two documents become one) or added.
+                        5 => {
+                            let seps = separators(&text);
+                            let Some(&at) = seps.get(r % seps.len().max(1)) else {
+                                continue;
+                            };
+                            (at, at + 4, String::new())
+                        }
+                        6 => {
+                            let Some((a, _)) = pick(&text, &["\napiVersion:", "\nkind:"], k, r)
+                            else {
+                                continue;
+                            };
+                            (a + 1, a + 1, "---\n".to_string())
+                        }
+                        // A kind changed: a Deployment becomes a LimitRange and back.
+                        7 => {
+                            let kinds = ["kind: Deployment", "kind: LimitRange", "kind: ConfigMap"];
+                            let Some((a, b)) = pick(&text, &kinds, k, r) else {
+                                continue;
+                            };
+                            (a, b, kinds[next(kinds.len())].to_string())
+                        }
+                        // Anything, undone by the next edit.
+                        _ => {
+                            let a = boundary(&text, r * text.len() / 1000);
+                            let b = boundary(&text, (a + next(30)).min(text.len()));
+                            let new = ["\"", "x", "ö", "{", "  ", "...\n", "%YAML 1.1\n"][k % 7];
+                            undo = Some((a, a + new.len(), text[a..b].to_string()));
+                            (a, b, new.to_string())
+                        }
+                    }
+                };
+                changes.push(json!({
+                    "range": range(position(&text, a, Enc::Utf16), position(&text, b, Enc::Utf16)),
+                    "text": new,
+                }));
+                text.replace_range(a..b, &new);
+            }
+        }
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
+        let got = lsp.diagnostics(&uri, version);
+        let want = serde_json::to_value(document_diagnostics(
+            &parsed,
+            &text,
+            &Config::default(),
+            Encoding::Utf16,
+        ))
+        .unwrap();
+        assert_eq!(
+            Value::Array(got),
+            want,
+            "edit {version}: the server's diagnostics differ from a fresh lint of {text:?}"
+        );
+    }
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 // Soak
 
 /// 10,000 random edits (multi-byte characters, line breaks, long lines, several changes in one
