@@ -41,6 +41,9 @@ pub struct Options {
     pub helm: Option<HelmRender>,
     /// The chart whose renders the inputs are, to trace findings back to templates.
     pub chart: Option<PathBuf>,
+    /// Whether charts and Kustomize roots met in a walk are rendered and built (not for
+    /// `--parse-only` and `--index-only`, which time reading the files alone).
+    pub render_walked: bool,
 }
 
 /// A chart to render with `helm template`.
@@ -68,6 +71,7 @@ impl Run {
             (Some(h), Some(c)) => Found::rendered(h, c)?,
             _ => Found::walked(
                 &o.paths,
+                o.render_walked,
                 |dir| skips_vendored(&finder, o.exclude.is_some(), dir),
                 // A chart is excluded as its Chart.yaml would be, a kustomization as its file.
                 |file| {
@@ -267,6 +271,7 @@ impl Found {
     /// The files under the named paths, and why any could not be read.
     fn walked(
         paths: &[String],
+        render: bool,
         skip_vendored: impl Fn(&Path) -> bool,
         excluded: impl Fn(&Path) -> bool,
         chart_values: impl Fn(&Path) -> (Vec<PathBuf>, Vec<String>),
@@ -319,13 +324,14 @@ impl Found {
             let inside_another = charts
                 .iter()
                 .any(|other| other != c && c.starts_with(other.join("charts")));
-            if !inside_another && !excluded(&c.join("Chart.yaml")) {
+            if render && !inside_another && !excluded(&c.join("Chart.yaml")) {
                 found.render_walked_chart(c, chart_values(c));
             }
         }
         let kustomizations: Vec<PathBuf> = found
             .inputs
             .iter()
+            .filter(|_| render)
             .filter_map(|i| match i {
                 Input::File { path, walked: true }
                     if crate::k8s::kustomize::is_kustomization_file(path) =>

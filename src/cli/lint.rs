@@ -337,6 +337,7 @@ pub fn prepare(a: &mut LintArgs) -> Result<Run, Error> {
             set: a.set.clone(),
         }),
         chart: a.chart.clone(),
+        render_walked: !a.parse_only && !a.index_only,
     })?;
     for n in &run.notes {
         say!("{n}");

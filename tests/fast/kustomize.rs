@@ -268,3 +268,15 @@ fn an_overlay_with_a_remote_resource_is_not_built_and_says_so() {
         "{err}"
     );
 }
+
+#[test]
+fn parse_only_and_index_only_build_nothing() {
+    // They time reading the files alone: without kustomize they still succeed, silently.
+    let dir = overlay_tree("  - ../../base\n");
+    for mode in ["--parse-only", "--index-only"] {
+        let out = lint_without_tools(dir.path(), &[mode]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{mode}: {err}");
+        assert!(!err.contains("kustomize"), "{mode}: {err}");
+    }
+}
