@@ -104,7 +104,10 @@ pub fn build(root: &Path) -> Result<Vec<u8>, NotBuilt> {
 
 /// The program that builds, and its verb.
 fn tool() -> Result<(PathBuf, &'static str), String> {
-    match (find_on_path("kustomize"), find_on_path("kubectl")) {
+    match (
+        crate::helm::find_on_path("kustomize"),
+        crate::helm::find_on_path("kubectl"),
+    ) {
         (Some(k), _) => Ok((k, "build")),
         (None, Some(k)) => Ok((k, "kustomize")),
         (None, None) => {
@@ -299,12 +302,6 @@ fn read_capped(path: &Path) -> Option<Vec<u8>> {
         return None;
     }
     std::fs::read(path).ok()
-}
-
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
 }
 
 fn shown(p: &Path) -> String {

@@ -110,6 +110,7 @@ impl Run {
             rendered_charts: found.rendered_charts,
             kustomize_builds: found.kustomize_builds,
             already_said: Default::default(),
+            inputs_by_real: Default::default(),
             indexed_repository: None,
         })
     }
@@ -136,6 +137,7 @@ impl Run {
             rendered_charts: HashMap::new(),
             kustomize_builds: Default::default(),
             already_said: Default::default(),
+            inputs_by_real: Default::default(),
             indexed_repository: None,
         }
     }
@@ -457,6 +459,8 @@ pub struct Run {
     /// Per file a Kustomize build traced a finding to, the findings (rule, line) the file has
     /// when linted on its own; None when the run does not lint it.
     already_said: std::sync::Mutex<HashMap<PathBuf, Option<Said>>>,
+    /// The index in `inputs` of each input file, by its real path (for [`Run::already_said`]).
+    inputs_by_real: std::sync::OnceLock<HashMap<PathBuf, usize>>,
     /// In a session, the repository whose LimitRanges and VPAs `project.index` holds
     /// ([`Run::index_repository_of`]).
     indexed_repository: Option<PathBuf>,
@@ -759,10 +763,20 @@ impl Run {
         let said = match hit {
             Some(said) => said,
             None => {
-                let input = self.inputs.iter().find(|i| {
-                    matches!(i, Input::File { path, .. }
-                        if std::fs::canonicalize(path).ok().as_ref() == Some(&real))
+                // The run's files by their real path, worked out once for all traces.
+                let by_real = self.inputs_by_real.get_or_init(|| {
+                    self.inputs
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(n, i)| match i {
+                            Input::File { path, .. } => {
+                                Some((std::fs::canonicalize(path).ok()?, n))
+                            }
+                            _ => None,
+                        })
+                        .collect()
                 });
+                let input = by_real.get(&real).map(|&n| &self.inputs[n]);
                 let said = match input.map(|i| self.load(i)) {
                     Some(Ok(Some((Ok(src), cfg)))) => {
                         let r = lint_source_with(src, &cfg, &self.sel, &self.project, |_, _, _| {});

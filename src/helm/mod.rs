@@ -234,7 +234,8 @@ pub fn render(
     Ok(out.stdout)
 }
 
-fn find_on_path(name: &str) -> Option<PathBuf> {
+/// The program `name` as PATH finds it.
+pub(crate) fn find_on_path(name: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|d| d.join(name))
         .find(|p| p.is_file())
