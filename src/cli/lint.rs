@@ -365,7 +365,7 @@ pub fn inspect_images(p: &mut Run, a: &ImageArgs) {
                 let mut bytes = Vec::new();
                 let read = std::io::stdin()
                     .lock()
-                    .take(crate::source::MAX_FILE_BYTES + 1)
+                    .take(crate::source::MAX_STREAM_BYTES + 1)
                     .read_to_end(&mut bytes);
                 if read.is_ok() {
                     *input = Input::Rendered {

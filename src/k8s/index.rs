@@ -50,10 +50,19 @@ impl Index {
         if !Index::may_hold(src.text.as_bytes()) {
             return index;
         }
-        let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
-        for root in y.docs.iter().filter_map(|d| d.root) {
-            for obj in super::objects(&y, root) {
-                index.add(&y, &obj, &src.name);
+        let text = src.yaml_text();
+        // A large stream is linted a group of documents at a time: only the documents that name
+        // a kind are parsed here, so its whole tree is never built (see `crate::stream`).
+        let pieces = match text.len() > crate::stream::STREAM_ABOVE {
+            true => crate::stream::documents_naming(text, &KINDS),
+            false => vec![0..text.len()],
+        };
+        for r in pieces {
+            let y = crate::yaml::parse(&text[r.clone()], src.bom_len + r.start);
+            for root in y.docs.iter().filter_map(|d| d.root) {
+                for obj in super::objects(&y, root) {
+                    index.add(&y, &obj, &src.name);
+                }
             }
         }
         index
