@@ -117,6 +117,22 @@ pub fn fix_source(
     // made is checked when the next round parses it, so each text is parsed once.
     let mut pending: Option<(Vec<Code>, usize, usize)> = None;
 
+    // Fixing reads the file as one tree, some fifteen times its text: a stream above the cap
+    // for one tree is linted a group of documents at a time instead (see `crate::stream`), and
+    // not fixed.
+    if cur.text.len() as u64 > crate::source::MAX_FILE_BYTES {
+        let remaining = crate::stream::lint(cur, cfg, sel, project);
+        return Outcome {
+            text: original.clone(),
+            original,
+            applied,
+            error: Some(Failure::Unparseable(format!(
+                "not fixed: the file is larger than {} MiB, the most fix reads as one tree; split it to fix it",
+                crate::source::MAX_FILE_BYTES >> 20
+            ))),
+            remaining,
+        };
+    }
     let mut round = 0;
     let (diags, stats) = loop {
         let step = {
