@@ -127,6 +127,105 @@ fn lint_grouped(
     }
 }
 
+/// [`lint`], handing the findings on as each group is done, so that a run that writes them as
+/// they come (a format whose pieces concatenate, see `crate::output::Format::in_parts`) never
+/// holds a stream's findings all at once. Each part is a report of the file with some of its
+/// findings, in order, with no counts and no source; the report returned is the last part, with
+/// the file's counts (or the whole report, where the file is not read in groups). Nothing is
+/// handed on until a group has an object (before that, the file may yet be no manifest), and the
+/// file's layout is counted by a first pass of parses alone, so no finding handed on changes.
+pub fn lint_in_parts(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    part: &mut dyn FnMut(FileReport),
+) -> FileReport {
+    if src.text.len() <= STREAM_ABOVE {
+        return whole(src, cfg, sel, project);
+    }
+    lint_parts_in_groups(src, cfg, sel, project, GROUP_BYTES, part)
+}
+
+/// [`lint_in_parts`] of any text, in groups of about `group_bytes` (for the tests).
+#[doc(hidden)]
+pub fn lint_parts_in_groups(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    group_bytes: usize,
+    part: &mut dyn FnMut(FileReport),
+) -> FileReport {
+    let plan = (!src.utf16)
+        .then(|| yaml::stream_cuts(src.yaml_text(), group_bytes))
+        .flatten()
+        .filter(|cuts| cuts.len() >= 2);
+    let Some(cuts) = plan else {
+        return whole(src, cfg, sel, project);
+    };
+    let text = src.yaml_text();
+    if let Some(at) = group_ranges(text, &cuts).find(|r| r.len() as u64 > MAX_FILE_BYTES) {
+        return refuse(src, at.start);
+    }
+    let Some(context) = Context::gather(&src) else {
+        return whole(src, cfg, sel, project);
+    };
+    let Some(layout) = layout_of(&src, &cuts) else {
+        return whole(src, cfg, sel, project);
+    };
+    let text = src.yaml_text();
+    let base = src.bom_len;
+    let mut held: Vec<lint::Finding> = Vec::new();
+    let mut stats = Stats::default();
+    let mut docs_before = 0;
+    for range in group_ranges(text, &cuts) {
+        // The first pass parsed every group cleanly; the parse is the same.
+        let Some(group) = yaml::parse_group(&text[range.clone()], base + range.start) else {
+            break;
+        };
+        let docs = group.docs.len();
+        let Some(y) = context.around(&src, cfg, range, docs_before, group) else {
+            break;
+        };
+        let part_of = Part {
+            own: docs_before..docs_before + docs,
+            layout: Some(layout),
+        };
+        let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
+        crate::fingerprint::set_all(&src.name, &y, &mut found);
+        drop(y);
+        held.extend(lint::positioned(&src, found));
+        stats += s;
+        docs_before += docs;
+        if stats.objects > 0 && !held.is_empty() {
+            part(FileReport {
+                name: src.name.clone(),
+                origin: src.origin.clone(),
+                findings: std::mem::take(&mut held),
+                stats: Stats::default(),
+                source: None,
+                skipped: None,
+            });
+        }
+    }
+    stats.files = 1;
+    lint::report_found(src, held, stats)
+}
+
+/// The whole file's layout for fixes, from a pass that only parses each group; None when a group
+/// does not parse cleanly.
+fn layout_of(src: &Source, cuts: &[usize]) -> Option<FileLayout> {
+    let text = src.yaml_text();
+    let (mut steps, mut json) = (IndentSteps::default(), false);
+    for range in group_ranges(text, cuts) {
+        let group = yaml::parse_group(&text[range.clone()], src.bom_len + range.start)?;
+        steps.add(&Indents::steps(src, &group));
+        json |= Layout::json(&group);
+    }
+    Some((json, Indents::from_steps(steps)))
+}
+
 /// The whole-file path, where it is offered.
 fn whole(src: Source, cfg: &Config, sel: &Selection, project: &Project) -> FileReport {
     if src.text.len() as u64 > MAX_FILE_BYTES {

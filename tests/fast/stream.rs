@@ -372,6 +372,63 @@ mod grouped {
         }
     }
 
+    /// A stream's findings handed on group by group, as `lint --format json` writes a large
+    /// stream: the JSON written is byte for byte the whole report's, and the counts are the same.
+    fn same_in_parts(text: &str, group: usize) -> usize {
+        use golint_k8s::output::{json::Json, Format};
+        let cfg = Config::default();
+        let sel = Selection::default();
+        let project = Project::default();
+        let whole = lint_source_with(source(text), &cfg, &sel, &project, |_, _, _| {});
+        let mut want = Vec::new();
+        let mut any = Json.begin(&mut want).unwrap();
+        Json.push(&mut any, Json.render(&whole), &mut want).unwrap();
+        let mut got = Vec::new();
+        let mut any = Json.begin(&mut got).unwrap();
+        let mut parts = 0;
+        let tail = golint_k8s::stream::lint_parts_in_groups(
+            source(text),
+            &cfg,
+            &sel,
+            &project,
+            group,
+            &mut |part| {
+                parts += 1;
+                Json.push(&mut any, Json.render(&part), &mut got).unwrap();
+            },
+        );
+        Json.push(&mut any, Json.render(&tail), &mut got).unwrap();
+        assert!(
+            want == got,
+            "the parts wrote other JSON than the whole report ({parts} parts)"
+        );
+        assert_eq!(format!("{:?}", whole.stats), format!("{:?}", tail.stats));
+        parts
+    }
+
+    #[test]
+    fn grouped_findings_written_in_parts_are_the_whole_reports() {
+        let lr = "---\napiVersion: v1\nkind: LimitRange\nmetadata: {name: mem, namespace: shop}\nspec:\n  limits:\n  - type: Container\n    default: {memory: 1Gi, cpu: '2'}\n";
+        let indented = BARE
+            .replace("      - name: app\n", "        - name: app\n")
+            .replace("\n        image", "\n          image")
+            .replace("\n        resources", "\n          resources");
+        for text in [
+            fixture_stream(),
+            format!("{}{lr}", deployments(20)),
+            format!("{BARE}{}", indented.repeat(6)),
+        ] {
+            for group in [1, 900] {
+                assert!(same_in_parts(&text, group) > 1, "not written in parts");
+            }
+        }
+        // Not a manifest until its last document: nothing is handed on before it is known.
+        let text = format!("{}{}", "---\nname: x\nname: y\n".repeat(20), deployments(1));
+        same_in_parts(&text, 1);
+        let text = "---\nname: x\nname: y\n".repeat(20);
+        assert_eq!(same_in_parts(&text, 1), 0);
+    }
+
     #[test]
     fn grouped_stream_with_a_syntax_error_is_read_whole() {
         let two = deployments(2);
