@@ -4,7 +4,9 @@
 //! (63 MB) peaked near 1 GB.
 //!
 //! The text stays in memory once (positions, fixes and the report need it); each group is parsed,
-//! checked, fingerprinted and dropped before the next, and only its findings are kept. Groups are
+//! checked, fingerprinted, positioned and dropped before the next, and only its findings are kept
+//! ([`lint`]), or handed to the writer as they come ([`lint_in_parts`], what `lint --format json`
+//! uses: then not even the findings accumulate). Groups are
 //! cut at the lines the parser itself cuts a stream at ([`crate::yaml::stream_cuts`]), so a group
 //! reads node for node as it does in the whole tree, and the findings are those of the whole-file
 //! path: same lines, columns, document numbers and fingerprints (tests/fast/stream.rs compares
@@ -18,9 +20,10 @@
 //!   what they see in one tree (nodes included, for related locations). A ConfigMap goes beside a
 //!   group only when one of the group's containers names it.
 //! - The layout fixes write in (indentation steps, JSON or not) is counted over the whole file.
-//!   The first group's is assumed and the whole file's counted on the way; when they differ, the
-//!   stream is checked again with the whole file's, so a fix is always the one the whole-file path
-//!   writes.
+//!   [`lint`] assumes the first group's and counts the whole file's on the way; when they differ,
+//!   the stream is checked again with the whole file's. [`lint_in_parts`], which cannot take back
+//!   what it handed on, counts it first with a pass of parses alone. Either way a fix is the one
+//!   the whole-file path writes.
 //! - Comment suppressions, aliases and Helm's `# Source:` comments never reach beyond their
 //!   document.
 //!

@@ -55,7 +55,7 @@ impl Index {
         // a kind are parsed here, so its whole tree is never built (see `crate::stream`).
         let pieces = match text.len() > crate::stream::STREAM_ABOVE {
             true => crate::stream::documents_naming(text, &KINDS),
-            false => vec![0..text.len()],
+            false => std::iter::once(0..text.len()).collect(),
         };
         for r in pieces {
             let y = crate::yaml::parse(&text[r.clone()], src.bom_len + r.start);
