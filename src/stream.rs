@@ -45,9 +45,7 @@ use crate::project::Project;
 use crate::source::{DecodeError, DecodeFailure, Source, MAX_FILE_BYTES};
 use crate::yaml::{self, IndentSteps, Yaml};
 
-/// Above this many bytes a text is linted as a stream of groups. Below it the whole-file tree is
-/// small, and the path stays the one every small file takes.
-pub const STREAM_ABOVE: usize = 8 << 20;
+pub use crate::source::STREAM_ABOVE;
 
 /// About how many bytes of documents one group holds: large enough that its parse and checks
 /// still run on every core (pieces of 512 KiB, objects in parallel), small enough that its tree
@@ -327,7 +325,7 @@ impl Context {
     fn gather(src: &Source) -> Option<Context> {
         let text = src.yaml_text();
         let mut context = Context::default();
-        let across = documents_naming(text, &ACROSS);
+        let across = yaml::documents_naming(text, &ACROSS);
         for r in across {
             let y = yaml::parse_group(&text[r.clone()], src.bom_len + r.start)?;
             let acts = objects(&y)
@@ -338,7 +336,7 @@ impl Context {
         }
         // ConfigMaps matter only to a container that reads one through `envFrom`.
         if memmem::find(text.as_bytes(), b"configMapRef").is_some() {
-            for r in documents_naming(text, &["ConfigMap"]) {
+            for r in yaml::documents_naming(text, &["ConfigMap"]) {
                 let y = yaml::parse_group(&text[r.clone()], src.bom_len + r.start)?;
                 let names: Vec<String> = objects(&y)
                     .filter_map(|(y, o)| k8s::config_map(y, &o).map(|m| m.name))
@@ -420,29 +418,6 @@ fn env_from_config_maps(y: &Yaml, cfg: &Config) -> Vec<String> {
                     .iter()
                     .filter_map(|e| e.config_map.map(String::from)),
             );
-        }
-    }
-    out
-}
-
-/// The documents (between document-start lines) whose text names one of `words`, in order.
-pub fn documents_naming(text: &str, words: &[&str]) -> Vec<Range<usize>> {
-    let b = text.as_bytes();
-    let mut hits: Vec<usize> = words
-        .iter()
-        .flat_map(|w| memmem::find_iter(b, w.as_bytes()))
-        .collect();
-    if hits.is_empty() {
-        return Vec::new();
-    }
-    hits.sort_unstable();
-    let starts = yaml::stream_cuts(text, 1).unwrap_or_else(|| vec![0]);
-    let mut out: Vec<Range<usize>> = Vec::new();
-    for hit in hits {
-        let i = starts.partition_point(|&s| s <= hit).saturating_sub(1);
-        let r = starts[i]..starts.get(i + 1).copied().unwrap_or(b.len());
-        if out.last() != Some(&r) {
-            out.push(r);
         }
     }
     out

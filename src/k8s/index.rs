@@ -52,9 +52,9 @@ impl Index {
         }
         let text = src.yaml_text();
         // A large stream is linted a group of documents at a time: only the documents that name
-        // a kind are parsed here, so its whole tree is never built (see `crate::stream`).
-        let pieces = match text.len() > crate::stream::STREAM_ABOVE {
-            true => crate::stream::documents_naming(text, &KINDS),
+        // a kind are parsed here, so its whole tree is never built (the linter's `stream` module).
+        let pieces = match text.len() > crate::source::STREAM_ABOVE {
+            true => crate::yaml::documents_naming(text, &KINDS),
             false => std::iter::once(0..text.len()).collect(),
         };
         for r in pieces {

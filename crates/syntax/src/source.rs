@@ -14,6 +14,11 @@ use std::path::PathBuf;
 /// memory.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Above this many bytes a stream of documents is linted a group of documents at a time (the
+/// linter's `stream` module). Below it a whole-file tree is small, and the path stays the one
+/// every small file takes.
+pub const STREAM_ABOVE: usize = 8 << 20;
+
 /// Largest input we read. A stream of documents (`kubectl get -A -o yaml` of a large cluster) is
 /// linted a group of documents at a time, so memory follows its text, which stays in memory once.
 pub const MAX_STREAM_BYTES: u64 = 512 * 1024 * 1024;

@@ -416,6 +416,29 @@ pub fn parse_group(text: &str, base: usize) -> Option<Yaml<'_>> {
     })
 }
 
+/// The documents (between document-start lines) whose text names one of `words`, in order.
+pub fn documents_naming(text: &str, words: &[&str]) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut hits: Vec<usize> = words
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    hits.sort_unstable();
+    let starts = stream_cuts(text, 1).unwrap_or_else(|| vec![0]);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for hit in hits {
+        let i = starts.partition_point(|&s| s <= hit).saturating_sub(1);
+        let r = starts[i]..starts.get(i + 1).copied().unwrap_or(b.len());
+        if out.last() != Some(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 impl<'a> Yaml<'a> {
     /// Append `piece` after the documents already here, first padding them with empty documents
     /// up to `docs_before`: a group of a stream keeps the document numbers of the whole stream.
