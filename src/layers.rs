@@ -32,6 +32,7 @@ const LAYERS: &[&str] = &[
     // The linter.
     "rules",
     "lint",
+    "stream",
     "fix",
     "helm",
     "kustomize_build",

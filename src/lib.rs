@@ -36,6 +36,7 @@ pub mod project;
 pub mod rules;
 pub mod run;
 pub mod runtime;
+pub mod stream;
 pub mod suppress;
 pub mod walk;
 

@@ -349,8 +349,11 @@ pub fn decode_failure(failure: DecodeFailure) -> FileReport {
     // that are not text have no lines to go by (a NUL may stand before the first key): naming
     // both keys is enough.
     let lossy = String::from_utf8_lossy(&text_for_positions);
-    let names_keys = matches!(err, crate::source::DecodeError::TooLarge { .. })
-        || (lossy.contains("apiVersion") && lossy.contains("kind"));
+    let names_keys = matches!(
+        err,
+        crate::source::DecodeError::TooLarge { .. }
+            | crate::source::DecodeError::TooLargeDocument { .. }
+    ) || (lossy.contains("apiVersion") && lossy.contains("kind"));
     let report = FileReport {
         name,
         origin,
@@ -405,33 +408,44 @@ pub fn lint_source_with(
 /// The report of a source from its checked diagnostics (see [`check_file`]); a file that is not a
 /// manifest ([`only_manifests`]) or a template that is not YAML ([`only_yaml`]) is not judged.
 pub fn report(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
-    let unjudged = stats.objects == 0 && !diagnostics.is_empty();
-    if unjudged && !names_manifest_keys(&src.text) {
-        return only_manifests(judged(src, diagnostics, stats), false);
-    }
-    // A manifest by its objects or its keys: unless it is a template.
-    if diagnostics.iter().any(|d| d.code == Code::GK000) && is_go_template(&src.text) {
-        return only_yaml(judged(src, diagnostics, stats));
-    }
-    if unjudged {
-        return only_manifests(judged(src, diagnostics, stats), true);
-    }
-    judged(src, diagnostics, stats)
+    let findings = positioned(&src, diagnostics);
+    report_found(src, findings, stats)
 }
 
-fn judged(src: Source, diagnostics: Vec<Diagnostic>, stats: Stats) -> FileReport {
-    let findings: Vec<Finding> = if diagnostics.len() >= crate::diagnostic::PARALLEL_FINDINGS {
+/// [`report`] of findings already positioned (a large stream positions each group's as it goes,
+/// so that its diagnostics and their findings are never all in memory twice).
+pub fn report_found(src: Source, findings: Vec<Finding>, stats: Stats) -> FileReport {
+    let unjudged = stats.objects == 0 && !findings.is_empty();
+    if unjudged && !names_manifest_keys(&src.text) {
+        return only_manifests(judged(src, findings, stats), false);
+    }
+    // A manifest by its objects or its keys: unless it is a template.
+    if findings.iter().any(|f| f.diagnostic.code == Code::GK000) && is_go_template(&src.text) {
+        return only_yaml(judged(src, findings, stats));
+    }
+    if unjudged {
+        return only_manifests(judged(src, findings, stats), true);
+    }
+    judged(src, findings, stats)
+}
+
+/// Sorted diagnostics with their lines and columns in `src`.
+pub fn positioned(src: &Source, diagnostics: Vec<Diagnostic>) -> Vec<Finding> {
+    if diagnostics.len() >= crate::diagnostic::PARALLEL_FINDINGS {
         diagnostics
             .into_par_iter()
-            .map_init(|| 0, |line, d| position(&src, line, d))
+            .map_init(|| 0, |line, d| position(src, line, d))
             .collect()
     } else {
         let mut line = 0;
         diagnostics
             .into_iter()
-            .map(|d| position(&src, &mut line, d))
+            .map(|d| position(src, &mut line, d))
             .collect()
-    };
+    }
+}
+
+fn judged(src: Source, findings: Vec<Finding>, stats: Stats) -> FileReport {
     let name = src.name.clone();
     let origin = src.origin.clone();
     FileReport {
@@ -479,12 +493,43 @@ pub fn check_file(
     sel: &Selection,
     project: &Project,
 ) -> (Vec<Diagnostic>, Stats) {
+    check_part(src, y, cfg, sel, project, &Part::whole(y))
+}
+
+/// Which documents of a tree [`check_part`] judges, and the layout fixes write in.
+pub struct Part {
+    /// The documents judged. The tree's other documents are only read for what acts across
+    /// documents (LimitRanges, VPAs, ConfigMaps): a group of a large stream, with what the
+    /// stream's other groups hold of those (see `crate::stream`).
+    pub own: std::ops::Range<usize>,
+    /// The whole file's layout (JSON or not, indentation), when the tree is only part of it.
+    pub layout: Option<(bool, crate::edit::emit::Indents)>,
+}
+
+impl Part {
+    pub fn whole(y: &Yaml) -> Part {
+        Part {
+            own: 0..y.docs.len(),
+            layout: None,
+        }
+    }
+}
+
+/// [`check_file`] on the documents `part` names.
+pub fn check_part(
+    src: &Source,
+    y: &Yaml,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    part: &Part,
+) -> (Vec<Diagnostic>, Stats) {
     let mut diags: Vec<Diagnostic> = Vec::new();
     // Object identity per diagnostic, for annotation suppressions: (object root, container).
     let mut owners: Vec<Owner> = Vec::new();
     let mut stats = Stats {
         files: 1,
-        documents: y.docs.len(),
+        documents: part.own.len(),
         ..Stats::default()
     };
 
@@ -524,7 +569,10 @@ pub fn check_file(
     } else {
         y.docs.iter().enumerate().flat_map(doc_objects).collect()
     };
-    stats.objects = objects.len();
+    stats.objects = objects
+        .iter()
+        .filter(|(doc, _)| part.own.contains(doc))
+        .count();
     // The file's own first, then the other files' in the order they were indexed.
     let limit_ranges: Vec<LimitRange> = objects
         .iter()
@@ -545,6 +593,9 @@ pub fn check_file(
         .collect();
     let mut suppressions = suppress::from_comments(src, y);
     let fx = crate::edit::emit::Emitter::new(src, y);
+    if let Some((json, indents)) = part.layout {
+        fx.preset(json, indents);
+    }
 
     // Objects are independent: a stream of thousands (one `helm template` of a platform) is
     // checked on several threads. Results are joined in object order, as one pass would make them.
@@ -568,10 +619,11 @@ pub fn check_file(
         templates: &templates,
     };
     let check = |(doc, obj): &(usize, Object)| checker.check_object(*doc, obj);
-    let checked: Vec<ObjectFindings> = if objects.len() >= PARALLEL_OBJECTS {
-        objects.par_iter().map(check).collect()
+    let own = |(doc, _): &&(usize, Object)| part.own.contains(doc);
+    let checked: Vec<ObjectFindings> = if stats.objects >= PARALLEL_OBJECTS {
+        objects.par_iter().filter(own).map(check).collect()
     } else {
-        objects.iter().map(check).collect()
+        objects.iter().filter(own).map(check).collect()
     };
     // Sized once: a stream's tens of thousands of findings were copied at every doubling.
     let found: usize = checked.iter().map(|o| o.diags.len()).sum();

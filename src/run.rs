@@ -488,7 +488,7 @@ impl Run {
                 let mut buf = Vec::new();
                 std::io::stdin()
                     .lock()
-                    .take(crate::source::MAX_FILE_BYTES + 1)
+                    .take(crate::source::MAX_STREAM_BYTES + 1)
                     .read_to_end(&mut buf)
                     .map_err(|e| Error::Input {
                         name: self.stdin_name.clone(),
@@ -779,7 +779,7 @@ impl Run {
                 let input = by_real.get(&real).map(|&n| &self.inputs[n]);
                 let said = match input.map(|i| self.load(i)) {
                     Some(Ok(Some((Ok(src), cfg)))) => {
-                        let r = lint_source_with(src, &cfg, &self.sel, &self.project, |_, _, _| {});
+                        let r = crate::stream::lint(src, &cfg, &self.sel, &self.project);
                         Some(Arc::new(
                             r.findings
                                 .iter()
@@ -847,7 +847,7 @@ pub fn only_new(
         if let Ok(cfg) = p.finder.for_file(path) {
             // Linted under today's name, so that fingerprints compare across a rename.
             let old = match Source::decode(r.origin.clone(), bytes.clone()) {
-                Ok(src) => lint_source_with(src, &cfg, &p.sel, &p.project, |_, _, _| {}),
+                Ok(src) => crate::stream::lint(src, &cfg, &p.sel, &p.project),
                 Err(failure) => decode_failure(*failure),
             };
             for f in &old.findings {
@@ -876,6 +876,9 @@ pub fn lint_loaded(
                 Origin::Stdin(name) if p.kustomize_builds.contains_key(name) => Some(name.clone()),
                 _ => None,
             };
+            if chart.is_none() && build.is_none() {
+                return crate::stream::lint(src, cfg, &p.sel, &p.project);
+            }
             lint_source_with(src, cfg, &p.sel, &p.project, |_, y, diags| {
                 if let Some(chart) = chart {
                     crate::helm::annotate(y, diags, chart);
@@ -897,7 +900,7 @@ const READ_AHEAD_BYTES: usize = 256 << 20;
 
 /// Read a file without loading more than the size cap (a 100 GB file must not exhaust memory).
 pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
-    let cap = crate::source::MAX_FILE_BYTES;
+    let cap = crate::source::MAX_STREAM_BYTES;
     let (f, mut buf) =
         open_input(path).map_err(|e| std::io::Error::new(e.kind(), walk::describe_io(&e)))?;
     // Sized from the file's length: growing from empty cost a probe read and copies per file.

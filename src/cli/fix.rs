@@ -295,6 +295,9 @@ fn settle(
 }
 
 fn fixed_out(o: &Outcome) -> Vec<FixedOut> {
+    if o.applied.is_empty() {
+        return Vec::new();
+    }
     let src = Source::from_text(o.remaining.origin.clone(), o.original.clone());
     o.applied
         .iter()

@@ -375,7 +375,7 @@ pub fn inspect_images(p: &mut Run, a: &ImageArgs) {
                 let mut bytes = Vec::new();
                 let read = std::io::stdin()
                     .lock()
-                    .take(crate::source::MAX_FILE_BYTES + 1)
+                    .take(crate::source::MAX_STREAM_BYTES + 1)
                     .read_to_end(&mut bytes);
                 if read.is_ok() {
                     *input = Input::Rendered {
@@ -511,7 +511,45 @@ impl WithFormat for Streamed<'_> {
         let (batches, received) = std::sync::mpsc::sync_channel::<Vec<Option<Linted<F>>>>(1);
         let (result, had_error, failing) = std::thread::scope(|s| {
             let writer = s.spawn(move || write_batches(a, format, &p.walk_errors, received));
-            for batch in order.chunks(STREAM_BATCH) {
+            let linted = |report: crate::lint::FileReport| -> Linted<F> {
+                let skipped = not_linted(&report);
+                let fails = report
+                    .findings
+                    .iter()
+                    .any(|f| f.diagnostic.severity >= threshold);
+                let piece = format.render(&report);
+                let (stats, tally) = (report.stats, output::Tally::of(&report));
+                if report.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
+                    // A stream's tens of thousands of findings are freed on every thread.
+                    report.findings.into_par_iter().for_each(drop);
+                }
+                Ok((piece, stats, tally, fails, skipped))
+            };
+            for batch in in_batches(&order, format.in_parts()) {
+                if let [(_, input @ Input::File { .. })] = batch[..] {
+                    if format.in_parts() && p.chart.is_none() && is_large(input) {
+                        // A large stream alone: its findings are written as its groups are
+                        // linted, never all held at once (see `crate::stream::lint_in_parts`).
+                        let done = match p.load(input) {
+                            Err(e) => Some(Err(e)),
+                            Ok(None) => None,
+                            Ok(Some((Ok(src), cfg))) => {
+                                let mut part = |r| {
+                                    let _ = batches.send(vec![Some(linted(r))]);
+                                };
+                                let report = crate::stream::lint_in_parts(
+                                    src, &cfg, &p.sel, &p.project, &mut part,
+                                );
+                                Some(linted(report))
+                            }
+                            Ok(Some((loaded, cfg))) => Some(linted(lint_loaded(p, loaded, &cfg))),
+                        };
+                        if batches.send(vec![done]).is_err() {
+                            break;
+                        }
+                        continue;
+                    }
+                }
                 let done: Vec<Option<Linted<F>>> = batch
                     .par_iter()
                     .map(|(_, input)| {
@@ -520,19 +558,7 @@ impl WithFormat for Streamed<'_> {
                             Ok(None) => return None,
                             Ok(Some(l)) => l,
                         };
-                        let report = lint_loaded(p, loaded, &cfg);
-                        let skipped = not_linted(&report);
-                        let fails = report
-                            .findings
-                            .iter()
-                            .any(|f| f.diagnostic.severity >= threshold);
-                        let piece = format.render(&report);
-                        let (stats, tally) = (report.stats, output::Tally::of(&report));
-                        if report.findings.len() >= crate::diagnostic::PARALLEL_FINDINGS {
-                            // A stream's tens of thousands of findings are freed on every thread.
-                            report.findings.into_par_iter().for_each(drop);
-                        }
-                        Some(Ok((piece, stats, tally, fails, skipped)))
+                        Some(linted(lint_loaded(p, loaded, &cfg)))
                     })
                     .collect();
                 // The writer stops at a write error; what is left is not linted.
@@ -550,6 +576,39 @@ impl WithFormat for Streamed<'_> {
             failing && !a.report.exit_zero
         })
     }
+}
+
+/// Whether an input is a file large enough to be linted as a stream of groups.
+fn is_large(input: &Input) -> bool {
+    matches!(input, Input::File { path, .. }
+        if std::fs::metadata(path).is_ok_and(|m| m.len() > crate::stream::STREAM_ABOVE as u64))
+}
+
+/// The inputs in batches of [`STREAM_BATCH`], in order; with `large_alone`, a large file (see
+/// [`is_large`]) is a batch of its own, so that its findings can be written as they come.
+fn in_batches<'o, 'i>(
+    order: &'o [(String, &'i Input)],
+    large_alone: bool,
+) -> Vec<Vec<&'o (String, &'i Input)>> {
+    let mut out: Vec<Vec<&'o (String, &'i Input)>> = Vec::new();
+    let mut current = Vec::new();
+    for item in order {
+        if large_alone && is_large(item.1) {
+            if !current.is_empty() {
+                out.push(std::mem::take(&mut current));
+            }
+            out.push(vec![item]);
+            continue;
+        }
+        current.push(item);
+        if current.len() == STREAM_BATCH {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
 }
 
 /// One file's rendered report, counts, totals, whether a finding reaches `--fail-on` and why it

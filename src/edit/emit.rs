@@ -40,6 +40,13 @@ impl<'a, 'y> Emitter<'a, 'y> {
         }
     }
 
+    /// Give the file's layout up front: a group of a large stream is linted with the layout of
+    /// the whole file (see `crate::stream`), which its own tree cannot tell.
+    pub fn preset(&self, json: bool, indents: Indents) {
+        let _ = self.basics.set((Layout::basics_nl(self.src), json));
+        let _ = self.indents.set(indents);
+    }
+
     pub fn layout(&self) -> Layout<'_> {
         let &(nl, json) = self.basics.get_or_init(|| Layout::basics(self.src, self.y));
         Layout { nl, json, em: self }
@@ -115,13 +122,25 @@ pub struct Indents {
 
 impl Layout<'_> {
     fn basics(src: &Source, y: &Yaml) -> (&'static str, bool) {
-        let json = y.docs.iter().filter_map(|d| d.root).any(|r| {
+        (Layout::basics_nl(src), Layout::json(y))
+    }
+
+    fn basics_nl(src: &Source) -> &'static str {
+        if src.uses_crlf() {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
+    /// Whether a document of the tree is a JSON object: new keys are then written as JSON.
+    pub fn json(y: &Yaml) -> bool {
+        y.docs.iter().filter_map(|d| d.root).any(|r| {
             matches!(&y.node(r).kind, NodeKind::Mapping { entries, flow: true }
             if entries.first().is_some_and(|&(k, _)| {
                 matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
             }))
-        });
-        (if src.uses_crlf() { "\r\n" } else { "\n" }, json)
+        })
     }
 
     fn indents(&self) -> Indents {
@@ -142,9 +161,15 @@ impl Indents {
     /// Read the indentation from the file itself: the most common indent of nested mappings and
     /// of block sequences under a key. Files with no nesting get two spaces, indented sequences.
     pub fn detect(src: &Source, y: &Yaml) -> Indents {
+        Indents::from_steps(Indents::steps(src, y))
+    }
+
+    /// The indentation steps of a tree, counted as [`Indents::detect`] counts them; those of the
+    /// parts of a text add up to those of the whole.
+    pub fn steps(src: &Source, y: &Yaml) -> IndentSteps {
         // The fast parser counts the steps as it reads. Its columns leave out a byte-order mark,
         // which the counts from the tree include on the first line, so such a file is walked.
-        let steps = match y.indent_steps {
+        match y.indent_steps {
             Some(steps) if src.bom_len == 0 => steps,
             // Counted in parallel for one large stream: the first fix that needs the layout
             // waits for it, and so does every other thread.
@@ -159,7 +184,11 @@ impl Indents {
                     })
             }
             _ => y.walk_indent_steps(&src.text, &y.nodes),
-        };
+        }
+    }
+
+    /// The most common steps among `steps`.
+    pub fn from_steps(steps: IndentSteps) -> Indents {
         let (units, seqs) = (steps.mappings, steps.sequences);
         let most = |counts: &[usize; 9], default: usize| {
             let (best, n) = counts

@@ -66,6 +66,8 @@ pub struct Applied {
 
 #[derive(Debug)]
 pub struct Outcome {
+    /// The text read (empty for a file above the one-tree cap, which is neither fixed nor
+    /// diffed).
     pub original: String,
     /// The fixed text; equal to `original` when nothing was applied or the fix failed.
     pub text: String,
@@ -105,6 +107,22 @@ pub fn fix_source(
     project: &crate::project::Project,
     unsafe_fixes: bool,
 ) -> Outcome {
+    // Fixing reads the file as one tree, some fifteen times its text: a stream above the cap
+    // for one tree is linted a group of documents at a time instead (see `crate::stream`), and
+    // not fixed. Its text is not copied for the outcome: nothing is written or diffed.
+    if src.text.len() as u64 > crate::source::MAX_FILE_BYTES {
+        let remaining = crate::stream::lint(src, cfg, sel, project);
+        return Outcome {
+            original: String::new(),
+            text: String::new(),
+            applied: Vec::new(),
+            error: Some(Failure::Unparseable(format!(
+                "not fixed: the file is larger than {} MiB, the most fix reads as one tree; split it to fix it",
+                crate::source::MAX_FILE_BYTES >> 20
+            ))),
+            remaining,
+        };
+    }
     let original = src.text.clone();
     let origin = src.origin.clone();
     let mut cur = src;

@@ -50,10 +50,19 @@ impl Index {
         if !Index::may_hold(src.text.as_bytes()) {
             return index;
         }
-        let y = crate::yaml::parse(src.yaml_text(), src.bom_len);
-        for root in y.docs.iter().filter_map(|d| d.root) {
-            for obj in super::objects(&y, root) {
-                index.add(&y, &obj, &src.name);
+        let text = src.yaml_text();
+        // A large stream is linted a group of documents at a time: only the documents that name
+        // a kind are parsed here, so its whole tree is never built (the linter's `stream` module).
+        let pieces = match text.len() > crate::source::STREAM_ABOVE {
+            true => crate::yaml::documents_naming(text, &KINDS),
+            false => std::iter::once(0..text.len()).collect(),
+        };
+        for r in pieces {
+            let y = crate::yaml::parse(&text[r.clone()], src.bom_len + r.start);
+            for root in y.docs.iter().filter_map(|d| d.root) {
+                for obj in super::objects(&y, root) {
+                    index.add(&y, &obj, &src.name);
+                }
             }
         }
         index

@@ -469,6 +469,11 @@ impl Format for Json {
         Fragment::render(r)
     }
 
+    /// Each finding is an element of its own: a file's findings in parts are written as whole.
+    fn in_parts(&self) -> bool {
+        true
+    }
+
     fn push(&self, any: &mut bool, f: Fragment, out: &mut dyn Write) -> std::io::Result<()> {
         push_all(any, out, &[f])
     }

@@ -51,6 +51,12 @@ pub trait Format: Sync {
             .try_for_each(|piece| self.push(state, piece, out))
     }
     fn finish(&self, state: Self::State, end: &End, out: &mut dyn Write) -> std::io::Result<()>;
+    /// Whether a file's report may come in parts (each with some of its findings, in order, and
+    /// no source), whose pieces pushed in order write the bytes of the whole report's: a large
+    /// stream's findings are then written as its groups are linted (see `crate::stream`).
+    fn in_parts(&self) -> bool {
+        false
+    }
 }
 
 /// What a format learns once every file is pushed: the run's counts, its findings' totals, what

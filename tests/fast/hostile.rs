@@ -741,19 +741,22 @@ fn one_megabyte_lines_are_linted_and_fixed() {
     assert_eq!(ran.sane().code, Some(0), "{}", ran.stderr);
 }
 
-/// A 100 MB manifest (real YAML text, not a sparse file) is refused by size with its name, in a
-/// process that may not use more than 1 GiB of address space, and the other files are linted.
+/// A 100 MB manifest of one document (real YAML text, not a sparse file) is refused by size with
+/// its name, in a process that may not use more than 1 GiB of address space, and the other files
+/// are linted. (A stream of documents that large is linted a group at a time: see the next test.)
 #[test]
-fn hundred_megabyte_file_is_refused_by_name() {
+fn hundred_megabyte_document_is_refused_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big.yaml");
     {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
-        let doc = format!("{CLEAN}---\n");
+        f.write_all(b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  k: |\n")
+            .unwrap();
+        let line = format!("    {}\n", "x".repeat(95));
         let mut written = 0;
         while written < 100_000_000 {
-            f.write_all(doc.as_bytes()).unwrap();
-            written += doc.len();
+            f.write_all(line.as_bytes()).unwrap();
+            written += line.len();
         }
     }
     write(&dir.path().join("ok.yaml"), FIXABLE);
@@ -768,13 +771,63 @@ fn hundred_megabyte_file_is_refused_by_name() {
     assert!(
         out.lines()
             .any(|l| l.starts_with("big.yaml:1:1: error GK000")
-                && l.contains("above the 64 MiB limit")),
+                && l.contains("larger than the 64 MiB a document may have")),
         "{out}"
     );
     assert!(out.contains("ok.yaml:"), "{out}");
     let before = std::fs::metadata(&big).unwrap().len();
     let ran = run_memory_limited(dir.path(), &["fix", "big.yaml"], Input::Null);
     ran.sane();
+    assert_eq!(std::fs::metadata(&big).unwrap().len(), before);
+}
+
+/// A 100 MB stream of documents, which was refused above 64 MiB, is linted a group of documents
+/// at a time within 1 GiB of address space (one tree of it is some 1.5 GB), and `fix` leaves it
+/// alone with a note, without building that tree either.
+#[test]
+#[cfg_attr(
+    not(feature = "heavy-tests"),
+    ignore = "heavy tier: --features heavy-tests"
+)]
+fn hundred_megabyte_stream_is_linted_in_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.yaml");
+    let mut docs = 0;
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&big).unwrap());
+        let doc = format!("{CLEAN}---\n");
+        let mut written = 0;
+        while written < 100_000_000 {
+            f.write_all(doc.as_bytes()).unwrap();
+            written += doc.len();
+            docs += 1;
+        }
+    }
+    let ran = run_memory_limited(
+        dir.path(),
+        &["lint", "--format", "json", "big.yaml"],
+        Input::Null,
+    );
+    ran.sane();
+    let out = ran.json();
+    assert_eq!(out["summary"]["documents"], docs, "{}", ran.stderr);
+    assert!(
+        out["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["code"] != "GK000"),
+        "{}",
+        ran.stderr
+    );
+    let before = std::fs::metadata(&big).unwrap().len();
+    let ran = run_memory_limited(
+        dir.path(),
+        &["fix", "--format", "json", "big.yaml"],
+        Input::Null,
+    );
+    ran.sane();
+    assert!(ran.stderr.contains("larger than 64 MiB"), "{}", ran.stderr);
     assert_eq!(std::fs::metadata(&big).unwrap().len(), before);
 }
 

@@ -8,9 +8,20 @@
 
 use std::path::PathBuf;
 
-/// Largest input we read. `helm template` of the biggest real charts is a few MB; anything far
-/// above that is a generated dump or not a manifest, and parsing it would only cost memory.
+/// Largest text parsed in one piece: a document, or a file that is not a stream of documents.
+/// `helm template` of the biggest real charts is a few MB; one document far above that is a
+/// generated dump or not a manifest, and its tree (some fifteen times its text) would only cost
+/// memory.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Above this many bytes a stream of documents is linted a group of documents at a time (the
+/// linter's `stream` module). Below it a whole-file tree is small, and the path stays the one
+/// every small file takes.
+pub const STREAM_ABOVE: usize = 8 << 20;
+
+/// Largest input we read. A stream of documents (`kubectl get -A -o yaml` of a large cluster) is
+/// linted a group of documents at a time, so memory follows its text, which stays in memory once.
+pub const MAX_STREAM_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Where an input came from, as the user named it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,6 +78,12 @@ pub enum DecodeError {
     TooLarge {
         bytes: u64,
     },
+    /// A text above [`MAX_FILE_BYTES`] that cannot be read a group of documents at a time: one
+    /// document (starting at `offset`) that large, or a text that is not a plain YAML stream.
+    TooLargeDocument {
+        offset: usize,
+        bytes: u64,
+    },
     Binary {
         offset: usize,
     },
@@ -84,6 +101,7 @@ impl DecodeError {
         match self {
             DecodeError::TooLarge { .. } => 0,
             DecodeError::Binary { offset }
+            | DecodeError::TooLargeDocument { offset, .. }
             | DecodeError::InvalidUtf8 { offset }
             | DecodeError::InvalidUtf16 { offset } => *offset,
         }
@@ -94,7 +112,11 @@ impl DecodeError {
             // Readers stop one byte past the cap, so `bytes` is a lower bound, not the size.
             DecodeError::TooLarge { .. } => format!(
                 "input has more than {} bytes, above the {} MiB limit; not linted (split it, or lint the documents you need)",
-                MAX_FILE_BYTES,
+                MAX_STREAM_BYTES,
+                MAX_STREAM_BYTES / (1024 * 1024)
+            ),
+            DecodeError::TooLargeDocument { offset, bytes } => format!(
+                "input of {bytes} bytes with a document (or text that is not a stream of YAML documents split by `---` lines) larger than the {} MiB a document may have, from byte offset {offset}; not linted (split it)",
                 MAX_FILE_BYTES / (1024 * 1024)
             ),
             DecodeError::Binary { offset } => {
@@ -144,7 +166,7 @@ impl Source {
                 bytes,
             })
         };
-        if bytes.len() as u64 > MAX_FILE_BYTES {
+        if bytes.len() as u64 > MAX_STREAM_BYTES {
             let error = DecodeError::TooLarge {
                 bytes: bytes.len() as u64,
             };

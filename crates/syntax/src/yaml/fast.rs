@@ -181,7 +181,7 @@ fn cut_points(b: &[u8]) -> Vec<usize> {
 
 /// 0, then the start of each document-start line (`---` alone or followed by a space) that begins
 /// at least `gap` bytes after the previous one.
-fn document_starts(b: &[u8], gap: usize) -> Vec<usize> {
+pub(super) fn document_starts(b: &[u8], gap: usize) -> Vec<usize> {
     let mut cuts = vec![0];
     let mut from = gap;
     while from < b.len() {

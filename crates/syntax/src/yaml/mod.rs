@@ -390,6 +390,99 @@ fn parse_cut<'a>(text: &'a str, base: usize, cuts: &[Range<usize>]) -> Yaml<'a> 
     all.unwrap_or_default()
 }
 
+/// Where a large stream may be cut into groups of documents that parse exactly as they do in one
+/// pass of [`parse`]: 0, then the first document-start line (`---` alone or with a blank after
+/// it) at least `gap` bytes after the previous cut. These are the lines [`parse`] itself cuts
+/// its pieces at, so a group read by [`parse_group`] is node for node and span for span the
+/// part of the whole tree it covers. None for a text [`parse`] reads as a whole in another way
+/// (a JSON stream, or cut as kubectl cuts it: see [`kubectl_cuts`]).
+pub fn stream_cuts(text: &str, gap: usize) -> Option<Vec<usize>> {
+    if json_stream(text).is_some() || kubectl_cuts(text).is_some() {
+        return None;
+    }
+    Some(fast::document_starts(text.as_bytes(), gap.max(1)))
+}
+
+/// One group of a stream (see [`stream_cuts`]) parsed as [`parse`] parses it within the whole
+/// text; None when the reference parser finds an error in it, since [`parse`] then reads the
+/// whole text with the reference parser, whose view of what follows an error is that of one
+/// pass.
+pub fn parse_group(text: &str, base: usize) -> Option<Yaml<'_>> {
+    fast::parse_mixed(text, base).or_else(|| {
+        // A group of one document the fast path declines (anchors, tags) and no error.
+        let y = parse_reference(text, base);
+        let clean = y.stream_error.is_none() && y.docs.iter().all(|d| d.error.is_none());
+        clean.then_some(y)
+    })
+}
+
+/// The documents (between document-start lines) whose text names one of `words`, in order.
+pub fn documents_naming(text: &str, words: &[&str]) -> Vec<Range<usize>> {
+    let b = text.as_bytes();
+    let mut hits: Vec<usize> = words
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    hits.sort_unstable();
+    let starts = stream_cuts(text, 1).unwrap_or_else(|| vec![0]);
+    let mut out: Vec<Range<usize>> = Vec::new();
+    for hit in hits {
+        let i = starts.partition_point(|&s| s <= hit).saturating_sub(1);
+        let r = starts[i]..starts.get(i + 1).copied().unwrap_or(b.len());
+        if out.last() != Some(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
+impl<'a> Yaml<'a> {
+    /// Append `piece` after the documents already here, first padding them with empty documents
+    /// up to `docs_before`: a group of a stream keeps the document numbers of the whole stream.
+    pub fn append_at(&mut self, docs_before: usize, piece: Yaml<'a>) {
+        while self.docs.len() < docs_before {
+            self.docs.push(Document {
+                root: None,
+                span: 0..0,
+                error: None,
+            });
+        }
+        fast::join(self, piece);
+    }
+
+    /// Number this tree's documents as if `n` documents came before them (a group of a stream,
+    /// checked alone): empty documents stand in for those.
+    pub fn shift_docs(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let empty = (0..n).map(|_| Document {
+            root: None,
+            span: 0..0,
+            error: None,
+        });
+        self.docs.splice(0..0, empty);
+        self.comments.iter_mut().for_each(|c| c.doc += n);
+        self.duplicates.iter_mut().for_each(|d| d.doc += n);
+    }
+
+    /// Keep only the objects of this tree: no comments, duplicate keys or errors, which are
+    /// reported where the documents are linted. (Another group's LimitRange, VPA or ConfigMap
+    /// read beside a group of a stream, for what it gives the group's objects.)
+    pub fn into_context(mut self) -> Yaml<'a> {
+        self.comments.clear();
+        self.duplicates.clear();
+        self.stream_error = None;
+        for d in &mut self.docs {
+            d.error = None;
+        }
+        self
+    }
+}
+
 /// Parse with the fast path only, in one piece; `None` where it declines (see [`fast`]).
 #[doc(hidden)]
 pub fn parse_fast(text: &str, base: usize) -> Option<Yaml<'_>> {

@@ -1,0 +1,424 @@
+//! A large multi-document stream (`kubectl get -A -o yaml` of a cluster, `helm template` of a
+//! platform) linted one group of documents at a time, so that memory follows the group, not the
+//! file: a whole-file tree costs about fifteen times its text, and a stream of 60,000 documents
+//! (63 MB) peaked near 1 GB.
+//!
+//! The text stays in memory once (positions, fixes and the report need it); each group is parsed,
+//! checked, fingerprinted, positioned and dropped before the next, and only its findings are kept
+//! ([`lint`]), or handed to the writer as they come ([`lint_in_parts`], what `lint --format json`
+//! uses: then not even the findings accumulate). Groups are
+//! cut at the lines the parser itself cuts a stream at ([`crate::yaml::stream_cuts`]), so a group
+//! reads node for node as it does in the whole tree, and the findings are those of the whole-file
+//! path: same lines, columns, document numbers and fingerprints (tests/fast/stream.rs compares
+//! them).
+//!
+//! What acts across documents is gathered first, or checked after:
+//! - LimitRanges and VPAs reach every workload of the file, and a ConfigMap every container that
+//!   reads it through `envFrom`. A cheap pass finds the documents whose text names those kinds
+//!   (one substring search over the text) and parses only them; each group is then checked with
+//!   those documents of other groups beside it in its tree, in file order, so that the rules see
+//!   what they see in one tree (nodes included, for related locations). A ConfigMap goes beside a
+//!   group only when one of the group's containers names it.
+//! - The layout fixes write in (indentation steps, JSON or not) is counted over the whole file.
+//!   [`lint`] assumes the first group's and counts the whole file's on the way; when they differ,
+//!   the stream is checked again with the whole file's. [`lint_in_parts`], which cannot take back
+//!   what it handed on, counts it first with a pass of parses alone. Either way a fix is the one
+//!   the whole-file path writes.
+//! - Comment suppressions, aliases and Helm's `# Source:` comments never reach beyond their
+//!   document.
+//!
+//! A stream whose parse finds a syntax error in a group is read whole as before (the reference
+//! parser's view of what follows an error is that of one pass), and so are texts that are not a
+//! plain YAML stream (JSON streams, UTF-16, streams kubectl cuts differently). Above
+//! [`MAX_FILE_BYTES`], where no whole-file read is offered, such a text and any one group that
+//! large (one huge document) are refused with a GK000 that says so.
+
+use std::ops::Range;
+
+use memchr::memmem;
+
+use crate::config::Config;
+use crate::edit::emit::{Indents, Layout};
+use crate::k8s::{self, container::Pod, limitrange::LimitRange, vpa::Vpa};
+use crate::lint::{self, FileReport, Part, Selection, Stats};
+use crate::project::Project;
+use crate::source::{DecodeError, DecodeFailure, Source, MAX_FILE_BYTES};
+use crate::yaml::{self, IndentSteps, Yaml};
+
+pub use crate::source::STREAM_ABOVE;
+
+/// About how many bytes of documents one group holds: large enough that its parse and checks
+/// still run on every core (pieces of 512 KiB, objects in parallel), small enough that its tree
+/// (some fifteen times its text) stays well below the text itself.
+const GROUP_BYTES: usize = 1 << 20;
+
+/// The kinds whose objects act on every workload of their file.
+const ACROSS: [&str; 2] = ["LimitRange", "VerticalPodAutoscaler"];
+
+/// Lint a source: a large stream group by group, anything else as one tree.
+pub fn lint(src: Source, cfg: &Config, sel: &Selection, project: &Project) -> FileReport {
+    if src.text.len() <= STREAM_ABOVE {
+        return whole(src, cfg, sel, project);
+    }
+    lint_in_groups(src, cfg, sel, project, GROUP_BYTES)
+}
+
+/// [`lint`] of any text, small ones too, in groups of about `group_bytes`: the tests compare it
+/// with the whole-file path on streams of every shape. Also says whether the text was read in
+/// groups (or, where that is not exact, whole).
+#[doc(hidden)]
+pub fn lint_in_groups_said(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    group_bytes: usize,
+) -> (FileReport, bool) {
+    let grouped = std::cell::Cell::new(false);
+    let report = lint_grouped(src, cfg, sel, project, group_bytes, &grouped);
+    (report, grouped.get())
+}
+
+fn lint_in_groups(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    group_bytes: usize,
+) -> FileReport {
+    lint_grouped(src, cfg, sel, project, group_bytes, &Default::default())
+}
+
+fn lint_grouped(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    group_bytes: usize,
+    grouped: &std::cell::Cell<bool>,
+) -> FileReport {
+    if src.utf16 {
+        return whole(src, cfg, sel, project);
+    }
+    let text = src.yaml_text();
+    let Some(cuts) = yaml::stream_cuts(text, group_bytes) else {
+        return whole(src, cfg, sel, project);
+    };
+    if cuts.len() < 2 {
+        return whole(src, cfg, sel, project);
+    }
+    if let Some(at) = group_ranges(text, &cuts).find(|r| r.len() as u64 > MAX_FILE_BYTES) {
+        return refuse(src, at.start);
+    }
+    let Some(context) = Context::gather(&src) else {
+        return whole(src, cfg, sel, project);
+    };
+    let run = |layout| pass(&src, &cuts, &context, layout, cfg, sel, project);
+    let done = match run(None) {
+        Some(p) if p.used == p.actual => Some(p),
+        Some(p) => run(Some(p.actual)),
+        None => None,
+    };
+    match done {
+        Some(p) => {
+            grouped.set(true);
+            lint::report_found(src, p.findings, p.stats)
+        }
+        None => whole(src, cfg, sel, project),
+    }
+}
+
+/// [`lint`], handing the findings on as each group is done, so that a run that writes them as
+/// they come (a format whose pieces concatenate, see `crate::output::Format::in_parts`) never
+/// holds a stream's findings all at once. Each part is a report of the file with some of its
+/// findings, in order, with no counts and no source; the report returned is the last part, with
+/// the file's counts (or the whole report, where the file is not read in groups). Nothing is
+/// handed on until a group has an object (before that, the file may yet be no manifest), and the
+/// file's layout is counted by a first pass of parses alone, so no finding handed on changes.
+pub fn lint_in_parts(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    part: &mut dyn FnMut(FileReport),
+) -> FileReport {
+    if src.text.len() <= STREAM_ABOVE {
+        return whole(src, cfg, sel, project);
+    }
+    lint_parts_in_groups(src, cfg, sel, project, GROUP_BYTES, part)
+}
+
+/// [`lint_in_parts`] of any text, in groups of about `group_bytes` (for the tests).
+#[doc(hidden)]
+pub fn lint_parts_in_groups(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    group_bytes: usize,
+    part: &mut dyn FnMut(FileReport),
+) -> FileReport {
+    let plan = (!src.utf16)
+        .then(|| yaml::stream_cuts(src.yaml_text(), group_bytes))
+        .flatten()
+        .filter(|cuts| cuts.len() >= 2);
+    let Some(cuts) = plan else {
+        return whole(src, cfg, sel, project);
+    };
+    let text = src.yaml_text();
+    if let Some(at) = group_ranges(text, &cuts).find(|r| r.len() as u64 > MAX_FILE_BYTES) {
+        return refuse(src, at.start);
+    }
+    let Some(context) = Context::gather(&src) else {
+        return whole(src, cfg, sel, project);
+    };
+    let Some(layout) = layout_of(&src, &cuts) else {
+        return whole(src, cfg, sel, project);
+    };
+    let text = src.yaml_text();
+    let base = src.bom_len;
+    let mut held: Vec<lint::Finding> = Vec::new();
+    let mut stats = Stats::default();
+    let mut docs_before = 0;
+    for range in group_ranges(text, &cuts) {
+        // The first pass parsed every group cleanly; the parse is the same.
+        let Some(group) = yaml::parse_group(&text[range.clone()], base + range.start) else {
+            break;
+        };
+        let docs = group.docs.len();
+        let Some(y) = context.around(&src, cfg, range, docs_before, group) else {
+            break;
+        };
+        let part_of = Part {
+            own: docs_before..docs_before + docs,
+            layout: Some(layout),
+        };
+        let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
+        crate::fingerprint::set_all(&src.name, &y, &mut found);
+        drop(y);
+        held.extend(lint::positioned(&src, found));
+        stats += s;
+        docs_before += docs;
+        if stats.objects > 0 && !held.is_empty() {
+            part(FileReport {
+                name: src.name.clone(),
+                origin: src.origin.clone(),
+                findings: std::mem::take(&mut held),
+                stats: Stats::default(),
+                source: None,
+                skipped: None,
+            });
+        }
+    }
+    stats.files = 1;
+    lint::report_found(src, held, stats)
+}
+
+/// The whole file's layout for fixes, from a pass that only parses each group; None when a group
+/// does not parse cleanly.
+fn layout_of(src: &Source, cuts: &[usize]) -> Option<FileLayout> {
+    let text = src.yaml_text();
+    let (mut steps, mut json) = (IndentSteps::default(), false);
+    for range in group_ranges(text, cuts) {
+        let group = yaml::parse_group(&text[range.clone()], src.bom_len + range.start)?;
+        steps.add(&Indents::steps(src, &group));
+        json |= Layout::json(&group);
+    }
+    Some((json, Indents::from_steps(steps)))
+}
+
+/// The whole-file path, where it is offered.
+fn whole(src: Source, cfg: &Config, sel: &Selection, project: &Project) -> FileReport {
+    if src.text.len() as u64 > MAX_FILE_BYTES {
+        return refuse(src, 0);
+    }
+    lint::lint_source_with(src, cfg, sel, project, |_, _, _| {})
+}
+
+/// A text above [`MAX_FILE_BYTES`] that cannot be read group by group: a GK000 that says why.
+fn refuse(src: Source, offset: usize) -> FileReport {
+    let bytes = src.text.len() as u64;
+    lint::decode_failure(DecodeFailure {
+        origin: src.origin,
+        error: DecodeError::TooLargeDocument { offset, bytes },
+        bytes: src.text.into_bytes(),
+    })
+}
+
+fn group_ranges<'c>(text: &str, cuts: &'c [usize]) -> impl Iterator<Item = Range<usize>> + 'c {
+    let end = text.len();
+    cuts.iter()
+        .enumerate()
+        .map(move |(i, &a)| a..cuts.get(i + 1).copied().unwrap_or(end))
+}
+
+/// The file's layout for fixes: JSON documents or not, and the indentation.
+type FileLayout = (bool, Indents);
+
+/// What one pass over the groups found.
+struct Pass {
+    findings: Vec<lint::Finding>,
+    stats: Stats,
+    /// The layout the fixes were written in, and the one the whole file has.
+    used: FileLayout,
+    actual: FileLayout,
+}
+
+/// Check every group in order, with `layout` (None: the first group's, see the module docs).
+/// None when a group does not parse cleanly.
+#[allow(clippy::too_many_arguments)]
+fn pass(
+    src: &Source,
+    cuts: &[usize],
+    context: &Context,
+    mut layout: Option<FileLayout>,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+) -> Option<Pass> {
+    let text = src.yaml_text();
+    let base = src.bom_len;
+    let mut findings = Vec::new();
+    let mut stats = Stats::default();
+    let (mut steps, mut json) = (IndentSteps::default(), false);
+    let mut docs_before = 0;
+    for range in group_ranges(text, cuts) {
+        let group = yaml::parse_group(&text[range.clone()], base + range.start)?;
+        steps.add(&Indents::steps(src, &group));
+        json |= Layout::json(&group);
+        let used = *layout.get_or_insert((json, Indents::from_steps(steps)));
+        let docs = group.docs.len();
+        let y = context.around(src, cfg, range, docs_before, group)?;
+        let part = Part {
+            own: docs_before..docs_before + docs,
+            layout: Some(used),
+        };
+        let (mut found, s) = lint::check_part(src, &y, cfg, sel, project, &part);
+        crate::fingerprint::set_all(&src.name, &y, &mut found);
+        drop(y);
+        findings.extend(lint::positioned(src, found));
+        stats += s;
+        docs_before += docs;
+    }
+    stats.files = 1;
+    Some(Pass {
+        findings,
+        stats,
+        used: layout?,
+        actual: (json, Indents::from_steps(steps)),
+    })
+}
+
+/// The documents of a stream that act beyond themselves, by their byte ranges in the text the
+/// parser reads.
+#[derive(Default)]
+struct Context {
+    /// Documents holding a LimitRange or a VPA: beside every group.
+    across: Vec<Range<usize>>,
+    /// Documents holding ConfigMaps, with their names: beside a group that reads one of them.
+    config_maps: Vec<(Range<usize>, Vec<String>)>,
+}
+
+impl Context {
+    /// The cheap pass: a substring search, then a parse of the documents it points at. None when
+    /// one of them does not parse cleanly (the group that holds it will not either).
+    fn gather(src: &Source) -> Option<Context> {
+        let text = src.yaml_text();
+        let mut context = Context::default();
+        let across = yaml::documents_naming(text, &ACROSS);
+        for r in across {
+            let y = yaml::parse_group(&text[r.clone()], src.bom_len + r.start)?;
+            let acts = objects(&y)
+                .any(|(y, o)| LimitRange::read(y, &o).is_some() || Vpa::read(y, &o).is_some());
+            if acts {
+                context.across.push(r);
+            }
+        }
+        // ConfigMaps matter only to a container that reads one through `envFrom`.
+        if memmem::find(text.as_bytes(), b"configMapRef").is_some() {
+            for r in yaml::documents_naming(text, &["ConfigMap"]) {
+                let y = yaml::parse_group(&text[r.clone()], src.bom_len + r.start)?;
+                let names: Vec<String> = objects(&y)
+                    .filter_map(|(y, o)| k8s::config_map(y, &o).map(|m| m.name))
+                    .collect();
+                if !names.is_empty() {
+                    context.config_maps.push((r, names));
+                }
+            }
+        }
+        Some(context)
+    }
+
+    /// The tree a group is checked in: the group's documents at their numbers in the file, with
+    /// the context documents of other groups before and after them, in file order.
+    fn around<'a>(
+        &self,
+        src: &'a Source,
+        cfg: &Config,
+        group: Range<usize>,
+        docs_before: usize,
+        y: Yaml<'a>,
+    ) -> Option<Yaml<'a>> {
+        let text = src.yaml_text();
+        let outside = |r: &&Range<usize>| r.end <= group.start || r.start >= group.end;
+        let mut beside: Vec<&Range<usize>> = self.across.iter().filter(outside).collect();
+        if !self.config_maps.is_empty()
+            && memmem::find(text[group.clone()].as_bytes(), b"configMapRef").is_some()
+        {
+            let read = env_from_config_maps(&y, cfg);
+            beside.extend(
+                self.config_maps
+                    .iter()
+                    .filter(|(_, names)| names.iter().any(|n| read.contains(n)))
+                    .map(|(r, _)| r)
+                    .filter(outside),
+            );
+        }
+        if beside.is_empty() {
+            let mut y = y;
+            y.shift_docs(docs_before);
+            return Some(y);
+        }
+        beside.sort_by_key(|r| r.start);
+        beside.dedup();
+        let parse = |r: &Range<usize>| {
+            yaml::parse_group(&text[r.clone()], src.bom_len + r.start).map(Yaml::into_context)
+        };
+        let mut all = Yaml::default();
+        for r in beside.iter().filter(|r| r.end <= group.start) {
+            all.append_at(0, parse(r)?);
+        }
+        all.append_at(docs_before, y);
+        for r in beside.iter().filter(|r| r.start >= group.end) {
+            let at = all.docs.len();
+            all.append_at(at, parse(r)?);
+        }
+        Some(all)
+    }
+}
+
+/// Every object of a tree, with the tree.
+fn objects<'y>(y: &'y Yaml<'y>) -> impl Iterator<Item = (&'y Yaml<'y>, k8s::Object<'y>)> + 'y {
+    y.docs
+        .iter()
+        .filter_map(|d| d.root)
+        .flat_map(move |root| k8s::objects(y, root).into_iter().map(move |o| (y, o)))
+}
+
+/// The names of the ConfigMaps a tree's containers read through `envFrom`.
+fn env_from_config_maps(y: &Yaml, cfg: &Config) -> Vec<String> {
+    let mut out = Vec::new();
+    for (y, obj) in objects(y) {
+        let Some(spec) = k8s::pod_spec(y, &obj, &cfg.pod_spec_paths) else {
+            continue;
+        };
+        for c in &Pod::read(y, spec).containers {
+            out.extend(
+                c.env_from
+                    .iter()
+                    .filter_map(|e| e.config_map.map(String::from)),
+            );
+        }
+    }
+    out
+}
