@@ -85,6 +85,58 @@ fn fetches(dir: &Path, seen: &mut BTreeSet<PathBuf>, depth: usize) -> Option<Str
         .find_map(|p| fetches(p, seen, depth + 1))
 }
 
+/// A file or directory that `dir`'s kustomization, or one it includes, names and that Kustomize
+/// would stop at: one that is not there, a directory without a kustomization, or a file from
+/// beyond its kustomization's directory (Kustomize's default load restriction, on real paths).
+/// Looked at before a build is started, since each refused build costs a process, and a
+/// checkout that holds only part of a repository has many; the message names the file itself.
+/// Only what a build surely reads is looked at (`resources`, `bases`, `components`,
+/// `patches[].path` and generator files; not `patchesStrategicMerge`, whose entries may be
+/// inline patches).
+fn unloadable(dir: &Path, seen: &mut BTreeSet<PathBuf>, depth: usize) -> Option<String> {
+    if depth > MAX_DEPTH || !seen.insert(dir.to_path_buf()) {
+        return None;
+    }
+    let o = outline(dir)?;
+    let real_dir = std::fs::canonicalize(dir).ok()?;
+    let names = |p: &Path| format!("{} names {}", shown(&o.file), shown(p));
+    let outside =
+        |p: &Path| std::fs::canonicalize(p).is_ok_and(|real| !real.starts_with(&real_dir));
+    for p in &o.includes {
+        match std::fs::metadata(p) {
+            Err(_) => return Some(format!("{}, which is not there", names(p))),
+            Ok(m) if m.is_dir() => {
+                if outline(p).is_none() {
+                    return Some(format!("{}, a directory without a kustomization", names(p)));
+                }
+                if let Some(why) = unloadable(p, seen, depth + 1) {
+                    return Some(why);
+                }
+            }
+            Ok(_) if outside(p) => {
+                return Some(format!(
+                    "{}, a file outside its directory, which Kustomize does not load",
+                    names(p)
+                ))
+            }
+            Ok(_) => {}
+        }
+    }
+    for p in &o.reads {
+        match std::fs::metadata(p) {
+            Err(_) => return Some(format!("{}, which is not there", names(p))),
+            Ok(m) if m.is_file() && outside(p) => {
+                return Some(format!(
+                    "{}, a file outside its directory, which Kustomize does not load",
+                    names(p)
+                ))
+            }
+            Ok(_) => {}
+        }
+    }
+    None
+}
+
 /// Why a root was not built.
 #[derive(Debug)]
 pub enum NotBuilt {
@@ -98,6 +150,9 @@ pub enum NotBuilt {
 /// The output of `kustomize build` of `root`, with each object's origin and transformations
 /// named from where the run stands.
 pub fn build(root: &Path) -> Result<Vec<u8>, NotBuilt> {
+    if let Some(why) = unloadable(root, &mut BTreeSet::new(), 0) {
+        return Err(NotBuilt::Refused(why));
+    }
     let (program, verb) = tool().map_err(NotBuilt::NoTool)?;
     built(root, &program, verb).map_err(NotBuilt::Refused)
 }
@@ -110,12 +165,10 @@ fn tool() -> Result<(PathBuf, &'static str), String> {
     ) {
         (Some(k), _) => Ok((k, "build")),
         (None, Some(k)) => Ok((k, "kustomize")),
-        (None, None) => {
-            Err(format!(
-                "building a Kustomize overlay runs `kustomize build`, and neither `kustomize` nor `kubectl` was found on PATH. Install kustomize (with Go: `go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.2`), or exclude {} to lint its files one by one",
-                "the kustomization"
-            ))
-        }
+        (None, None) => Err(
+            "building a Kustomize overlay runs `kustomize build`, and neither `kustomize` nor `kubectl` was found on PATH. Install kustomize (with Go: `go install sigs.k8s.io/kustomize/kustomize/v5@v5.8.2`)"
+                .to_string(),
+        ),
     }
 }
 

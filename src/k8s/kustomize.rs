@@ -54,6 +54,9 @@ struct Kustomization {
     components: Vec<PathBuf>,
     /// Patch files (`patchesStrategicMerge`, `patches[].path`).
     patches: Vec<PathBuf>,
+    /// The files a build surely reads besides its resources: `patches[].path`, and the sources
+    /// of its generators (`configMapGenerator` and `secretGenerator`: `files`, `envs`, `env`).
+    reads: Vec<PathBuf>,
     /// The `images` rules that apply to what this kustomization renders, in the order Kustomize
     /// applies them: its components' first, then its own.
     images: Vec<ImageRule>,
@@ -107,6 +110,9 @@ pub struct Outline {
     pub includes: Vec<PathBuf>,
     /// Patch files (`patchesStrategicMerge`, `patches[].path`).
     pub patches: Vec<PathBuf>,
+    /// The files a build surely reads besides its resources (`patches[].path`, generator
+    /// sources).
+    pub reads: Vec<PathBuf>,
     /// `kind: Component`: never built on its own.
     pub component: bool,
     /// What a build would fetch from beyond the tree (a remote resource, a Helm chart), if
@@ -121,6 +127,7 @@ pub fn outline(dir: &Path) -> Option<Outline> {
         file: k.file,
         includes: k.resources.into_iter().chain(k.components).collect(),
         patches: k.patches,
+        reads: k.reads,
         component: k.component,
         fetches: k.fetches,
     })
@@ -549,6 +556,7 @@ fn read_kustomization(listings: &Listings, dir: &Path) -> Option<Kustomization> 
         resources: Vec::new(),
         components: Vec::new(),
         patches: Vec::new(),
+        reads: Vec::new(),
         images: Vec::new(),
         component: false,
         fetches: None,
@@ -599,6 +607,24 @@ fn read_kustomization(listings: &Listings, dir: &Path) -> Option<Kustomization> 
             for &item in y.items(list) {
                 if let Some(p) = y.get_str(item, "path") {
                     add(p);
+                    if !p.contains('\n') {
+                        k.reads.push(path(p));
+                    }
+                }
+            }
+        }
+        // `files: [key=path]` names a key and a file; `env` is the one-file form of `envs`.
+        for generator in ["configMapGenerator", "secretGenerator"] {
+            for &item in y.get(root, generator).map_or(&[][..], |l| y.items(l)) {
+                let listed = |key: &str| y.get(item, key).map_or(&[][..], |l| y.items(l));
+                let sources = listed("files")
+                    .iter()
+                    .filter_map(|&f| y.str(f))
+                    .map(|f| f.split_once('=').map_or(f, |(_, path)| path))
+                    .chain(listed("envs").iter().filter_map(|&f| y.str(f)))
+                    .chain(y.get_str(item, "env"));
+                for f in sources.filter(|f| !f.trim().is_empty() && !is_remote(f)) {
+                    k.reads.push(path(f));
                 }
             }
         }

@@ -280,3 +280,41 @@ fn parse_only_and_index_only_build_nothing() {
         assert!(!err.contains("kustomize"), "{mode}: {err}");
     }
 }
+
+#[test]
+fn an_overlay_naming_a_missing_file_is_refused_before_any_build() {
+    // A checkout of part of a repository names files that are not there: Kustomize would stop
+    // at them, so no build is started, and the message names the file (no tool is needed to say
+    // so, and the run does not fail for the want of one).
+    let cases = [
+        ("  - ../../base\n  - ingress.yaml\n", "overlays/prod/kustomization.yaml names overlays/prod/ingress.yaml, which is not there"),
+        ("  - ../../base\n  - ../../gone\n", "overlays/prod/kustomization.yaml names gone, which is not there"),
+        ("  - ../../base\n  - ../../base/deployment.yaml\n", "overlays/prod/kustomization.yaml names base/deployment.yaml, a file outside its directory"),
+        ("  - ../../base\nconfigMapGenerator:\n  - name: settings\n    files: [app=settings.properties]\n", "overlays/prod/kustomization.yaml names overlays/prod/settings.properties, which is not there"),
+        ("  - ../../base\npatches:\n  - path: memory.yaml\n", "overlays/prod/kustomization.yaml names overlays/prod/memory.yaml, which is not there"),
+    ];
+    for (resources, said) in cases {
+        let dir = overlay_tree(resources);
+        let out = lint_without_tools(dir.path(), &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_ne!(out.status.code(), Some(2), "{resources}: {err}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let errors = v["errors"].as_array().unwrap();
+        assert_eq!(errors.len(), 1, "{resources}: {errors:?}");
+        assert_eq!(errors[0]["path"], "overlays/prod");
+        let message = errors[0]["message"].as_str().unwrap();
+        assert!(message.contains(said), "{resources}: {message}");
+    }
+    // A base directory without a kustomization is named as such.
+    let dir = overlay_tree("  - ../../base\n  - ../../plain\n");
+    std::fs::create_dir_all(dir.path().join("plain")).unwrap();
+    let out = lint_without_tools(dir.path(), &[]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["errors"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("names plain, a directory without a kustomization"),
+        "{v}"
+    );
+}

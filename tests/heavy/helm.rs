@@ -677,3 +677,39 @@ fn fix_on_a_base_reports_what_the_overlay_makes_of_it() {
     assert_eq!(again.len(), 1, "{again:#?}");
     assert_eq!(again[0]["code"], "GK103");
 }
+
+#[test]
+fn every_overlay_refused_before_a_build_is_one_kustomize_refuses() {
+    // golint-k8s refuses a root without building it when a file it names is not there, or lies
+    // beyond its kustomization's directory. The pinned kustomize is the oracle: each root so
+    // refused under fixtures/ (parts of real repositories, with files left out) must fail
+    // `kustomize build` too. A root wrongly refused would lose its overlay's findings.
+    let Some(t) = tools::ensure() else { return };
+    let out = golint(&t, &["lint", "--format", "json", "fixtures"], None);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let refused: Vec<String> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            let m = e["message"].as_str().unwrap_or_default();
+            m.contains("kustomization")
+                && (m.contains(", which is not there")
+                    || m.contains(", a file outside its directory")
+                    || m.contains(", a directory without a kustomization"))
+        })
+        .map(|e| e["path"].as_str().unwrap().to_string())
+        .collect();
+    assert!(refused.len() >= 50, "{:#?}", v["errors"]);
+    for root in &refused {
+        let built = Command::new(&t.kustomize)
+            .args(["build", root])
+            .current_dir(common::root())
+            .output()
+            .unwrap();
+        assert!(
+            !built.status.success(),
+            "golint-k8s refused {root} before building it, but kustomize builds it"
+        );
+    }
+}
