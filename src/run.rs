@@ -94,6 +94,7 @@ impl Run {
             sel: o.sel,
             project: Project::default(),
             read_ahead: Default::default(),
+            stdin_over_cap: Default::default(),
             finder,
             exclude: o.exclude,
             extend_exclude: o.extend_exclude,
@@ -125,6 +126,7 @@ impl Run {
             sel: Selection::default(),
             project: Project::default(),
             read_ahead: Default::default(),
+            stdin_over_cap: Default::default(),
             finder: ConfigFinder::new(None, overrides),
             exclude: None,
             extend_exclude: None,
@@ -441,6 +443,9 @@ pub struct Run {
     /// (up to [`READ_AHEAD_BYTES`] in all; beyond that a file is read again when linted). The
     /// first load of a path takes its bytes.
     read_ahead: HashMap<PathBuf, std::sync::Mutex<Option<Vec<u8>>>>,
+    /// What was read of a standard input above the cap, in the pieces it was read in: `fix -`
+    /// passes it on, with the rest, rather than lose it.
+    stdin_over_cap: std::sync::Mutex<Vec<Vec<u8>>>,
     pub finder: ConfigFinder,
     /// Paths that could not be walked or read before linting began.
     pub walk_errors: Vec<output::InputError>,
@@ -485,16 +490,27 @@ impl Run {
         let (config_path, bytes) = match input {
             Input::Stdin => {
                 // Capped like files: an endless or huge stream must not exhaust memory.
-                let mut buf = Vec::new();
-                std::io::stdin()
-                    .lock()
-                    .take(crate::source::MAX_STREAM_BYTES + 1)
-                    .read_to_end(&mut buf)
-                    .map_err(|e| Error::Input {
-                        name: self.stdin_name.clone(),
-                        message: format!("cannot read standard input: {e}"),
-                    })?;
-                (PathBuf::from(&self.stdin_name), buf)
+                let read = read_stdin_capped().map_err(|e| Error::Input {
+                    name: self.stdin_name.clone(),
+                    message: format!("cannot read standard input: {e}"),
+                })?;
+                match read {
+                    StdinRead::Whole(buf) => (PathBuf::from(&self.stdin_name), buf),
+                    StdinRead::OverCap(pieces) => {
+                        let bytes = pieces.iter().map(|p| p.len() as u64).sum();
+                        *self
+                            .stdin_over_cap
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner()) = pieces;
+                        let cfg = self.finder.for_file(Path::new(&self.stdin_name))?;
+                        let failure = DecodeFailure {
+                            origin,
+                            error: crate::source::DecodeError::TooLarge { bytes },
+                            bytes: Vec::new(),
+                        };
+                        return Ok(Some((Err(Box::new(failure)), cfg)));
+                    }
+                }
             }
             Input::File { path, .. } => {
                 let kept = self
@@ -911,6 +927,69 @@ pub fn read_capped(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(buf)
 }
 
+/// Standard input, read up to the cap of a stream.
+pub enum StdinRead {
+    Whole(Vec<u8>),
+    /// More than the cap: what was read (one byte past it), in pieces, since one block of that
+    /// size and its copy would need twice the cap of address space.
+    OverCap(Vec<Vec<u8>>),
+}
+
+impl StdinRead {
+    /// The bytes read, in one block.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            StdinRead::Whole(b) => b,
+            StdinRead::OverCap(pieces) => pieces.concat(),
+        }
+    }
+}
+
+/// Standard input up to one byte past the cap of a stream. Its size is not known ahead, so it
+/// is read in pieces and joined once when it fits.
+pub fn read_stdin_capped() -> std::io::Result<StdinRead> {
+    read_to_cap(
+        &mut std::io::stdin().lock(),
+        crate::source::MAX_STREAM_BYTES,
+    )
+}
+
+fn read_to_cap(r: &mut impl Read, cap: u64) -> std::io::Result<StdinRead> {
+    const PIECE: u64 = 8 << 20;
+    let mut pieces: Vec<Vec<u8>> = Vec::new();
+    let mut total = 0u64;
+    while total <= cap {
+        // Exactly the piece's size: a vector grown as it fills would reserve up to twice it.
+        let size = PIECE.min(cap + 1 - total);
+        let mut piece = Vec::with_capacity(size as usize);
+        r.by_ref().take(size).read_to_end(&mut piece)?;
+        if piece.is_empty() {
+            break;
+        }
+        total += piece.len() as u64;
+        pieces.push(piece);
+    }
+    Ok(if total > cap {
+        StdinRead::OverCap(pieces)
+    } else if pieces.len() == 1 {
+        StdinRead::Whole(pieces.pop().unwrap_or_default())
+    } else {
+        StdinRead::Whole(pieces.concat())
+    })
+}
+
+impl Run {
+    /// What was read of a standard input above the cap (see [`Run::load`]), taken.
+    pub fn take_stdin_over_cap(&self) -> Vec<Vec<u8>> {
+        std::mem::take(
+            &mut *self
+                .stdin_over_cap
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        )
+    }
+}
+
 /// Open an input for reading, with what was already read from it. A named pipe is opened without
 /// waiting for a writer (a plain open waits for ever when nothing writes to it), and reading it
 /// once without waiting tells whether anything does; one that has a writer is then read to its
@@ -976,4 +1055,31 @@ fn is_excluded(
 
 fn excluded(cfg: &Config, path: &Path) -> bool {
     cfg.excludes(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn standard_input_is_whole_up_to_the_cap_and_over_it_one_byte_later() {
+        let cap = 20 << 20; // three pieces and a half
+        let at_cap = vec![b'a'; cap as usize];
+        match read_to_cap(&mut &at_cap[..], cap).unwrap() {
+            StdinRead::Whole(b) => assert_eq!(b, at_cap),
+            StdinRead::OverCap(_) => panic!("the cap itself fits"),
+        }
+        let over = vec![b'b'; cap as usize + 5];
+        match read_to_cap(&mut &over[..], cap).unwrap() {
+            StdinRead::OverCap(pieces) => {
+                // One byte past the cap is read, and no more is taken from the input.
+                assert_eq!(pieces.concat(), over[..cap as usize + 1]);
+            }
+            StdinRead::Whole(_) => panic!("over the cap"),
+        }
+        let empty: &[u8] = &[];
+        assert!(
+            matches!(read_to_cap(&mut &empty[..], cap).unwrap(), StdinRead::Whole(b) if b.is_empty())
+        );
+    }
 }

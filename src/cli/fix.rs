@@ -146,10 +146,12 @@ pub fn run(mut a: FixArgs) -> i32 {
         ),
     };
     // Files that are written are fixed on more threads than cores: a write waits for the disk.
-    let writes = !a.check && !a.diff;
+    // Never more threads than files, though: each thread's heap reserves address space, and a
+    // single large stream fixed under an address-space limit (`ulimit -v`) must still fit.
+    let writes = !a.check && !a.diff && p.inputs.len() > 1;
     let pool = writes.then(|| {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(Writer::threads())
+            .num_threads(Writer::threads().min(p.inputs.len()))
             .build()
     });
     let (mut results, errors) = match pool {
@@ -534,7 +536,14 @@ fn run_stdin(a: &FixArgs, p: &Run) -> i32 {
             let bytes = failure.bytes.clone();
             let report = decode_failure(*failure);
             if !(a.check || a.diff) {
-                let _ = std::io::stdout().lock().write_all(&bytes);
+                // Past the cap, what was not read is passed on too: nothing is lost.
+                let mut out = std::io::stdout().lock();
+                let over_cap = p.take_stdin_over_cap();
+                let _ = std::iter::once(&bytes)
+                    .chain(&over_cap)
+                    .try_for_each(|b| out.write_all(b))
+                    .and_then(|()| std::io::copy(&mut std::io::stdin().lock(), &mut out))
+                    .and_then(|_| out.flush());
             }
             eprint_findings(std::slice::from_ref(&report));
             // With --check/--diff the exit code speaks of pending changes, and there are none.

@@ -371,13 +371,7 @@ pub fn inspect_images(p: &mut Run, a: &ImageArgs) {
         // Standard input can be read once: kept, to be linted from the same bytes.
         for input in &mut p.inputs {
             if let Input::Stdin = input {
-                use std::io::Read;
-                let mut bytes = Vec::new();
-                let read = std::io::stdin()
-                    .lock()
-                    .take(crate::source::MAX_STREAM_BYTES + 1)
-                    .read_to_end(&mut bytes);
-                if read.is_ok() {
+                if let Ok(bytes) = crate::run::read_stdin_capped().map(|r| r.into_bytes()) {
                     *input = Input::Rendered {
                         name: p.stdin_name.clone(),
                         config_path: PathBuf::from(&p.stdin_name),

@@ -753,9 +753,9 @@ fn hostile_inputs_are_bounded() {
     )
     .unwrap();
     std::fs::write(p.join("bom.yaml"), format!("\u{feff}{BAD}")).unwrap();
-    // Just over the 64 MiB cap: reported, not read into a tree.
+    // Just over the 512 MiB cap of a stream: reported, not read into a tree.
     let f = std::fs::File::create(p.join("huge.yaml")).unwrap();
-    f.set_len(64 * 1024 * 1024 + 1).unwrap();
+    f.set_len(512 * 1024 * 1024 + 1).unwrap();
     std::fs::write(p.join("ok.yaml"), BAD).unwrap();
     #[cfg(unix)]
     {
@@ -794,7 +794,7 @@ fn hostile_inputs_are_bounded() {
         huge["message"]
             .as_str()
             .unwrap()
-            .contains("above the 64 MiB limit"),
+            .contains("above the 512 MiB limit"),
         "{huge}"
     );
     // The BOM does not shift columns.
