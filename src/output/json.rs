@@ -54,6 +54,12 @@ pub struct Fragment {
 }
 
 impl Fragment {
+    /// Elements rendered by another format whose findings are array elements too (SARIF's
+    /// results), each preceded by `,`, written by [`push_all`] as these are.
+    pub(crate) fn of(parts: Vec<Vec<u8>>) -> Fragment {
+        Fragment { parts }
+    }
+
     pub fn render(r: &FileReport) -> Fragment {
         let mut f = Fragment { parts: Vec::new() };
         // The file's name is the same in every finding: escaped once.
@@ -333,7 +339,7 @@ pub(crate) fn pretty_at<T: Serialize>(out: &mut Vec<u8>, value: &T, level: usize
     ));
 }
 
-fn number(out: &mut Vec<u8>, n: usize) {
+pub(crate) fn number(out: &mut Vec<u8>, n: usize) {
     // Lines and columns are mostly one to three digits: written as fixed-size pieces, which
     // compile to a few stores, where copying the formatter's output called memcpy for each.
     let digit = |d: usize| b'0' + (d % 10) as u8;
@@ -355,7 +361,7 @@ fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
 /// A JSON string as serde_json escapes it: `"` and `\`, the short escapes for backspace, form
 /// feed, newline, carriage return and tab, `\u00XX` for the other control characters, and
 /// everything else (DEL and non-ASCII included) as it is.
-fn string(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push(b'"');
