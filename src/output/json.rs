@@ -362,9 +362,15 @@ fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
 /// feed, newline, carriage return and tab, `\u00XX` for the other control characters, and
 /// everything else (DEL and non-ASCII included) as it is.
 pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
+    out.reserve(s.len() + 2);
     out.push(b'"');
+    escaped(out, s);
+    out.push(b'"');
+}
+
+/// The inside of a JSON string, escaped as [`string`] does: for a string written in parts.
+pub(crate) fn escaped(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
     // One pass, sixteen bytes at a time: the test of a fixed-size chunk has no early exit, so it
     // compiles to a few vector instructions. Only a chunk holding an escape is looked at closer,
     // a word at a time.
@@ -387,7 +393,6 @@ pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
         escape_chunk(out, bytes, &mut from, at, &padded);
     }
     out.extend_from_slice(&bytes[from..]);
-    out.push(b'"');
 }
 
 /// How many bytes [`string`] tests at once.

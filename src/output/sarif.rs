@@ -86,6 +86,14 @@ pub(crate) fn encode_uri_path(p: &str) -> String {
     out
 }
 
+/// Begin the next member of an object with its key: `"key": ` made at compile time, so that the
+/// writer copies one piece.
+macro_rules! key {
+    ($w:expr, $key:literal) => {
+        $w.key(concat!("\"", $key, "\": "))
+    };
+}
+
 /// Where a result's file is: a URI relative to the root (with `%SRCROOT%`), or an absolute file
 /// URI when the file lies outside the repository.
 struct Location {
@@ -96,10 +104,10 @@ struct Location {
 impl Location {
     fn write(&self, w: &mut Writer) {
         w.object(|w| {
-            w.key("uri");
+            key!(w, "uri");
             w.string(&self.uri);
             if self.relative {
-                w.key("uriBaseId");
+                key!(w, "uriBaseId");
                 w.string(BASE_ID);
             }
         });
@@ -133,18 +141,20 @@ impl RealPaths {
         } else {
             dir
         };
-        let known = self.dirs.lock().ok().and_then(|d| d.get(dir).cloned());
-        let real = known.unwrap_or_else(|| {
+        let known = |dirs: &HashMap<PathBuf, Option<PathBuf>>| {
+            dirs.get(dir)
+                .map(|real| real.as_ref().map(|d| d.join(name)))
+        };
+        let found = self.dirs.lock().ok().and_then(|d| known(&d));
+        let real = found.unwrap_or_else(|| {
             let real = std::fs::canonicalize(dir).ok();
+            let file = real.as_ref().map(|d| d.join(name));
             if let Ok(mut d) = self.dirs.lock() {
-                d.insert(dir.to_path_buf(), real.clone());
+                d.insert(dir.to_path_buf(), real);
             }
-            real
+            file
         });
-        match real {
-            Some(d) => Some(d.join(name)),
-            None => std::fs::canonicalize(path).ok(),
-        }
+        real.or_else(|| std::fs::canonicalize(path).ok())
     }
 }
 
@@ -191,38 +201,37 @@ impl<'o> Writer<'o> {
         self.depth -= 1;
         // serde_json writes an empty array or object as `[]` or `{}`.
         if !self.empty {
-            self.line_break();
+            self.line_break(false);
         }
         self.out.push(bracket);
         self.empty = false;
     }
 
-    fn line_break(&mut self) {
-        const SPACES: &[u8; 32] = b"                                ";
-        self.out.push(b'\n');
-        let mut indent = 2 * self.depth;
-        while indent > 0 {
-            let n = indent.min(SPACES.len());
-            self.out.extend_from_slice(&SPACES[..n]);
-            indent -= n;
+    /// The comma after the previous value (`comma`), a line break and the indentation of the
+    /// current depth, in one piece: most of a result is this text between its values.
+    fn line_break(&mut self, comma: bool) {
+        const BREAK: &[u8] = b",\n                                                                ";
+        let from = usize::from(!comma);
+        match BREAK.get(from..2 + 2 * self.depth) {
+            Some(piece) => self.out.extend_from_slice(piece),
+            None => {
+                self.out.extend_from_slice(&BREAK[from..2]);
+                (0..self.depth).for_each(|_| self.out.extend_from_slice(b"  "));
+            }
         }
     }
 
     /// Begin the next element of the array.
     fn element(&mut self) {
-        if !self.empty {
-            self.out.push(b',');
-        }
-        self.line_break();
+        self.line_break(!self.empty);
         self.empty = false;
     }
 
-    /// Begin the next member of the object: its key.
-    fn key(&mut self, key: &str) {
+    /// Begin the next member of the object with its key, quoted and followed by the colon
+    /// (`"key": `, as [`key!`] makes it).
+    fn key(&mut self, quoted: &str) {
         self.element();
-        self.out.push(b'"');
-        self.out.extend_from_slice(key.as_bytes());
-        self.out.extend_from_slice(b"\": ");
+        self.out.extend_from_slice(quoted.as_bytes());
     }
 
     fn string(&mut self, s: &str) {
@@ -242,21 +251,30 @@ impl<'o> Writer<'o> {
 
     /// `{"text": s}`, SARIF's message.
     fn text(&mut self, s: &str) {
+        self.text_of([s]);
+    }
+
+    /// A message whose text is `parts` one after the other, without joining them first.
+    fn text_of<'s>(&mut self, parts: impl IntoIterator<Item = &'s str>) {
         self.object(|w| {
-            w.key("text");
-            w.string(s);
+            key!(w, "text");
+            w.out.push(b'"');
+            parts
+                .into_iter()
+                .for_each(|part| super::json::escaped(w.out, part));
+            w.out.push(b'"');
         });
     }
 
     fn region(&mut self, (sl, sc): (usize, usize), (el, ec): (usize, usize)) {
         self.object(|w| {
-            w.key("endColumn");
+            key!(w, "endColumn");
             w.number(ec);
-            w.key("endLine");
+            key!(w, "endLine");
             w.number(el);
-            w.key("startColumn");
+            key!(w, "startColumn");
             w.number(sc);
-            w.key("startLine");
+            key!(w, "startLine");
             w.number(sl);
         });
     }
@@ -272,11 +290,11 @@ impl<'o> Writer<'o> {
 /// Where a result's file lives, and what its text is.
 fn physical_location(w: &mut Writer, location: &Location, region: impl FnOnce(&mut Writer)) {
     w.object(|w| {
-        w.key("physicalLocation");
+        key!(w, "physicalLocation");
         w.object(|w| {
-            w.key("artifactLocation");
+            key!(w, "artifactLocation");
             location.write(w);
-            w.key("region");
+            key!(w, "region");
             region(w);
         });
     });
@@ -321,44 +339,42 @@ impl Sarif {
         };
         w.object(|w| {
             if let Some(fix) = &d.fix {
-                w.key("fixes");
+                key!(w, "fixes");
                 w.array(|w| {
                     w.element();
                     w.object(|w| {
-                        w.key("artifactChanges");
+                        key!(w, "artifactChanges");
                         w.array(|w| {
                             w.element();
                             w.object(|w| {
-                                w.key("artifactLocation");
+                                key!(w, "artifactLocation");
                                 location.write(w);
-                                w.key("replacements");
+                                key!(w, "replacements");
                                 w.array(|w| {
                                     for (e, (s, en)) in fix.edits.iter().zip(&f.edit_positions) {
                                         w.element();
                                         w.object(|w| {
-                                            w.key("deletedRegion");
+                                            key!(w, "deletedRegion");
                                             w.region(*s, *en);
-                                            w.key("insertedContent");
+                                            key!(w, "insertedContent");
                                             w.text(&e.text);
                                         });
                                     }
                                 });
                             });
                         });
-                        w.key("description");
-                        match fix.applicability {
-                            Applicability::Safe => w.text(&fix.title),
-                            Applicability::Unsafe => w.text(&format!(
-                                "{} (unsafe: changes scheduling, cost or QoS)",
-                                fix.title
-                            )),
-                        }
+                        key!(w, "description");
+                        let unsafe_ = match fix.applicability {
+                            Applicability::Safe => "",
+                            Applicability::Unsafe => " (unsafe: changes scheduling, cost or QoS)",
+                        };
+                        w.text_of([fix.title.as_str(), unsafe_]);
                     });
                 });
             }
-            w.key("level");
+            key!(w, "level");
             w.string(level(d.severity));
-            w.key("locations");
+            key!(w, "locations");
             w.array(|w| {
                 w.element();
                 match (kustomize, d.cluster()) {
@@ -383,17 +399,17 @@ impl Sarif {
                     // A live object has no file: it is a logical location
                     // (kind/namespace/name/container), with the field path as its decorated name.
                     (_, Some(c)) => w.object(|w| {
-                        w.key("logicalLocations");
+                        key!(w, "logicalLocations");
                         w.array(|w| {
                             w.element();
                             w.object(|w| {
-                                w.key("decoratedName");
+                                key!(w, "decoratedName");
                                 w.string(&c.path);
-                                w.key("fullyQualifiedName");
+                                key!(w, "fullyQualifiedName");
                                 w.string(&c.qualified_name());
-                                w.key("kind");
+                                key!(w, "kind");
                                 w.string("object");
-                                w.key("name");
+                                key!(w, "name");
                                 w.string(&c.name);
                             });
                         });
@@ -401,70 +417,72 @@ impl Sarif {
                     _ => physical_location(w, location, |w| w.region(f.start, f.end)),
                 }
             });
-            w.key("message");
-            let text = d.message_with_notes();
-            match kustomize {
-                Some(k) => w.text(&format!(
-                    "{text}\nin the build of {}: {}",
-                    k.build,
-                    k.describe()
-                )),
-                None => w.text(&text),
-            }
+            key!(w, "message");
+            // The message and its notes, one to a line, then which build a Kustomize finding is
+            // in.
+            let build =
+                kustomize.map(|k| format!("\nin the build of {}: {}", k.build, k.describe()));
+            let notes = d.notes.iter().flat_map(|n| ["\n", n.as_str()]);
+            w.text_of(
+                [d.message.as_str()]
+                    .into_iter()
+                    .chain(notes)
+                    .chain(build.as_deref()),
+            );
             // Made of the file, object, container, rule and key path, never of lines: code
             // scanning follows an alert that moves with its object.
-            w.key("partialFingerprints");
+            key!(w, "partialFingerprints");
             w.object(|w| {
-                w.key("golintK8s/v1");
+                key!(w, "golintK8s/v1");
                 let hex = crate::fingerprint::hex(d.fingerprint);
                 w.string(std::str::from_utf8(&hex).unwrap_or_default());
             });
-            w.key("properties");
+            key!(w, "properties");
             w.object(|w| {
                 if let (Some(_), Some(c)) = (&d.source_template, d.chart()) {
-                    w.key("chart");
+                    key!(w, "chart");
                     w.value(c);
                 }
                 if let Some(c) = &d.container {
-                    w.key("container");
+                    key!(w, "container");
                     w.string(c);
                 }
-                w.key("document");
+                key!(w, "document");
                 w.number(d.document);
                 if let Some(k) = kustomize {
-                    w.key("kustomize");
+                    key!(w, "kustomize");
                     w.value(k);
                 }
                 if let Some(o) = &d.object {
-                    w.key("object");
+                    key!(w, "object");
                     w.object(|w| {
-                        w.key("api_version");
+                        key!(w, "api_version");
                         w.opt_string(o.api_version.as_deref());
-                        w.key("kind");
+                        key!(w, "kind");
                         w.opt_string(o.kind.as_deref());
-                        w.key("name");
+                        key!(w, "name");
                         w.opt_string(o.name.as_deref());
-                        w.key("namespace");
+                        key!(w, "namespace");
                         w.opt_string(o.namespace.as_deref());
                     });
                 }
                 if let Some(t) = &d.source_template {
-                    w.key("source_template");
+                    key!(w, "source_template");
                     w.string(t);
                 }
             });
             if let Some(t) = &d.source_template {
-                w.key("relatedLocations");
+                key!(w, "relatedLocations");
                 w.array(|w| {
                     w.element();
                     w.object(|w| {
-                        w.key("id");
+                        key!(w, "id");
                         w.number(1);
-                        w.key("message");
+                        key!(w, "message");
                         w.text(&format!("rendered from the Helm template {t}"));
-                        w.key("physicalLocation");
+                        key!(w, "physicalLocation");
                         w.object(|w| {
-                            w.key("artifactLocation");
+                            key!(w, "artifactLocation");
                             Location {
                                 uri: encode_uri_path(t),
                                 relative: false,
@@ -475,22 +493,22 @@ impl Sarif {
                     if let Some((c, line)) = d.chart().and_then(|c| Some((c, c.line?))) {
                         w.element();
                         w.object(|w| {
-                            w.key("id");
+                            key!(w, "id");
                             w.number(2);
-                            w.key("message");
+                            key!(w, "message");
                             let key = c.values_key.as_ref();
                             w.text(&format!(
                                 "written by this template line{}",
                                 key.map(|k| format!(", from the values key {k}"))
                                     .unwrap_or_default()
                             ));
-                            w.key("physicalLocation");
+                            key!(w, "physicalLocation");
                             w.object(|w| {
-                                w.key("artifactLocation");
+                                key!(w, "artifactLocation");
                                 self.path_location(Path::new(&c.file)).write(w);
-                                w.key("region");
+                                key!(w, "region");
                                 w.object(|w| {
-                                    w.key("startLine");
+                                    key!(w, "startLine");
                                     w.number(line);
                                 });
                             });
@@ -498,9 +516,9 @@ impl Sarif {
                     }
                 });
             }
-            w.key("ruleId");
+            key!(w, "ruleId");
             w.string(d.code.as_str());
-            w.key("ruleIndex");
+            key!(w, "ruleIndex");
             w.number(RULES.iter().position(|r| r.code == d.code).unwrap_or(0));
         });
     }
