@@ -160,8 +160,8 @@ impl RealPaths {
 
 /// serde_json's pretty layout written straight into a buffer: the bytes `to_vec_pretty` writes
 /// for the same members in the same order, without building a `serde_json::Value` first.
-/// Building one per result, with a sorted map per object, and dropping it again cost more than
-/// linting. Keys are written as they are: each is a constant that needs no escape.
+/// Building one per result, with a sorted map per object, and dropping it again cost about as
+/// much as linting the files. Keys are written as they are: each is a constant that needs no escape.
 struct Writer<'o> {
     out: &'o mut Vec<u8>,
     /// How many arrays and objects are open, those of the log around a result included.
