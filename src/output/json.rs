@@ -54,6 +54,12 @@ pub struct Fragment {
 }
 
 impl Fragment {
+    /// Elements rendered by another format whose findings are array elements too (SARIF's
+    /// results), each preceded by `,`, written by [`push_all`] as these are.
+    pub(crate) fn of(parts: Vec<Vec<u8>>) -> Fragment {
+        Fragment { parts }
+    }
+
     pub fn render(r: &FileReport) -> Fragment {
         let mut f = Fragment { parts: Vec::new() };
         // The file's name is the same in every finding: escaped once.
@@ -333,7 +339,7 @@ pub(crate) fn pretty_at<T: Serialize>(out: &mut Vec<u8>, value: &T, level: usize
     ));
 }
 
-fn number(out: &mut Vec<u8>, n: usize) {
+pub(crate) fn number(out: &mut Vec<u8>, n: usize) {
     // Lines and columns are mostly one to three digits: written as fixed-size pieces, which
     // compile to a few stores, where copying the formatter's output called memcpy for each.
     let digit = |d: usize| b'0' + (d % 10) as u8;
@@ -355,10 +361,16 @@ fn opt_string(out: &mut Vec<u8>, s: Option<&str>) {
 /// A JSON string as serde_json escapes it: `"` and `\`, the short escapes for backspace, form
 /// feed, newline, carriage return and tab, `\u00XX` for the other control characters, and
 /// everything else (DEL and non-ASCII included) as it is.
-fn string(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
+    out.reserve(s.len() + 2);
     out.push(b'"');
+    escaped(out, s);
+    out.push(b'"');
+}
+
+/// The inside of a JSON string, escaped as [`string`] does: for a string written in parts.
+pub(crate) fn escaped(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
     // One pass, sixteen bytes at a time: the test of a fixed-size chunk has no early exit, so it
     // compiles to a few vector instructions. Only a chunk holding an escape is looked at closer,
     // a word at a time.
@@ -381,7 +393,6 @@ fn string(out: &mut Vec<u8>, s: &str) {
         escape_chunk(out, bytes, &mut from, at, &padded);
     }
     out.extend_from_slice(&bytes[from..]);
-    out.push(b'"');
 }
 
 /// How many bytes [`string`] tests at once.
