@@ -157,8 +157,7 @@ pub fn pin(reference: &str, digest: &str) -> Option<String> {
 pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<ImageFacts, String>> {
     let parsed: Vec<(String, Reference)> = refs
         .iter()
-        .filter(|r| !r.contains("://") && !r.contains("{{") && !r.contains('$'))
-        .filter_map(|r| Some((r.clone(), parse_reference(r)?)))
+        .filter_map(|r| Some((r.clone(), registry_image(r)?)))
         .collect();
     // What the cache answers needs no runtime, client or credentials: a warm run, and the
     // language server (always offline), start none of them.
@@ -180,13 +179,8 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
             Cached::Facts(f) => {
                 answers.insert(text, Ok(f));
             }
-            Cached::Digest(d) if opts.offline => {
-                let why = format!("--offline, and the facts of {d} are not in the cache");
-                answers.insert(text, Err(why));
-            }
-            Cached::Nothing if opts.offline => {
-                let why = "--offline, and the image's digest is not in the cache".to_string();
-                answers.insert(text, Err(why));
+            found if opts.offline => {
+                answers.insert(text, offline_answer(found));
             }
             // Not contacted at all: a manifest under review must not make the run probe the
             // network it runs in.
@@ -266,6 +260,31 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
     });
     answers.extend(read);
     answers
+}
+
+/// What the cache alone says of one image, as `inspect_all` answers it offline; None when
+/// `text` names no registry image. For a run that asks each image the first time a container
+/// names it (see [`crate::image::Inspected::look_up_on_demand`]).
+pub fn cached_offline(text: &str, opts: &Options) -> Option<Result<ImageFacts, String>> {
+    Some(offline_answer(cached(&registry_image(text)?, opts)))
+}
+
+/// `text` as a registry image: references that are not one (`ko://…`, templates) are None.
+fn registry_image(text: &str) -> Option<Reference> {
+    if text.contains("://") || text.contains("{{") || text.contains('$') {
+        return None;
+    }
+    parse_reference(text)
+}
+
+fn offline_answer(found: Cached) -> Result<ImageFacts, String> {
+    match found {
+        Cached::Facts(f) => Ok(f),
+        Cached::Digest(d) => Err(format!(
+            "--offline, and the facts of {d} are not in the cache"
+        )),
+        Cached::Nothing => Err("--offline, and the image's digest is not in the cache".to_string()),
+    }
 }
 
 /// A reference as `Reference::try_from` reads it. The usual shapes (`host[:port]/path:tag`,
@@ -1157,7 +1176,10 @@ fn file_name(key: &str) -> String {
         if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' {
             s.push(b as char);
         } else {
-            s.push_str(&format!("_{b:02x}"));
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            s.push('_');
+            s.push(HEX[usize::from(b >> 4)] as char);
+            s.push(HEX[usize::from(b & 15)] as char);
         }
     }
     s
@@ -1176,8 +1198,22 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// The most bytes of a cache entry read: an entry past it is no entry (facts with thousands of
+/// modules take a few hundred KiB).
+const ENTRY_CAP: u64 = 4 << 20;
+
+/// A cache entry, or None when it is missing, larger than [`ENTRY_CAP`] or not what it should be.
+/// A warm run reads thousands: one open and reads into a buffer of the usual entry's size, with
+/// no look at the file's length first.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::with_capacity(4096);
+    f.take(ENTRY_CAP + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > ENTRY_CAP {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// Written to a temporary file and renamed, so a reader never sees half of it. Failing to cache
