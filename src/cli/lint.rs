@@ -242,25 +242,26 @@ fn say_image_notes<'a>(
 /// every input once more beforehand to list the images (that pass cost as much as the lint). The
 /// notes come after the report ([`say_looked_up_notes`]). A run that must know its images first
 /// (one that reads registries, warms the cache, or lints another revision too) does not; nor does
-/// one where only configs ask for images, as those answer only for their files' images.
-fn on_demand_images(p: &mut Run, a: &ImageArgs) -> bool {
+/// one where only configs ask for images, as those answer only for their files' images. Returns
+/// what to do once the lint is over (keep the cache's snapshot for the next run), when it looks
+/// images up so.
+fn on_demand_images(p: &mut Run, a: &ImageArgs) -> Option<Box<dyn FnOnce()>> {
     #[cfg(feature = "images")]
     if a.inspect_images && a.offline && !a.warm_image_cache {
-        let opts = crate::image::registry::Options {
+        use crate::image::registry::{OfflineCache, Options, DEFAULT_PLATFORM};
+        let cache = std::sync::Arc::new(OfflineCache::open(Options {
             offline: true,
-            platform: a
-                .platform
-                .clone()
-                .unwrap_or_else(|| crate::image::registry::DEFAULT_PLATFORM.to_string()),
+            platform: a.platform.clone().unwrap_or(DEFAULT_PLATFORM.to_string()),
             ..Default::default()
-        };
-        p.project.images.look_up_on_demand(Box::new(move |image| {
-            crate::image::registry::cached_offline(image, &opts)
         }));
-        return true;
+        let asked = cache.clone();
+        p.project
+            .images
+            .look_up_on_demand(Box::new(move |image| asked.answer(image)));
+        return Some(Box::new(move || cache.save()));
     }
     let _ = (p, a);
-    false
+    None
 }
 
 /// The notes of the images [`on_demand_images`] looked up, as `--inspect-images` gives them.
@@ -466,13 +467,22 @@ pub fn run(mut a: LintArgs) -> i32 {
         );
         return 0;
     }
-    let on_demand = a.new_from_rev.is_none() && on_demand_images(&mut p, &a.images);
-    if !on_demand {
+    let on_demand = match a.new_from_rev {
+        None => on_demand_images(&mut p, &a.images),
+        Some(_) => None,
+    };
+    if on_demand.is_none() {
         inspect_images(&mut p, &a.images);
     }
+    let looked_up = |p: &Run| {
+        say_looked_up_notes(p);
+        if let Some(finish) = on_demand {
+            finish();
+        }
+    };
     if a.show_containers {
         let code = show_containers(&a, &p);
-        say_looked_up_notes(&p);
+        looked_up(&p);
         return code;
     }
     // A progress line only where a person watches, the wait is noticeable, and the report does
@@ -490,7 +500,7 @@ pub fn run(mut a: LintArgs) -> i32 {
         if progress {
             say_raw!("\r\x1b[K");
         }
-        say_looked_up_notes(&p);
+        looked_up(&p);
         return code;
     }
     let (reports, errors) = p.map_inputs(|loaded, cfg| {

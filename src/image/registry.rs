@@ -262,13 +262,6 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
     answers
 }
 
-/// What the cache alone says of one image, as `inspect_all` answers it offline; None when
-/// `text` names no registry image. For a run that asks each image the first time a container
-/// names it (see [`crate::image::Inspected::look_up_on_demand`]).
-pub fn cached_offline(text: &str, opts: &Options) -> Option<Result<ImageFacts, String>> {
-    Some(offline_answer(cached(&registry_image(text)?, opts)))
-}
-
 /// `text` as a registry image: references that are not one (`ko://…`, templates) are None.
 fn registry_image(text: &str) -> Option<Reference> {
     if text.contains("://") || text.contains("{{") || text.contains('$') {
@@ -841,9 +834,12 @@ fn sha256_hex(bytes: impl Into<Vec<u8>>) -> String {
 }
 
 fn finish(h: Sha256) -> String {
-    let mut s = String::from("sha256:");
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(71);
+    s.push_str("sha256:");
     for b in h.finalize().iter() {
-        s.push_str(&format!("{b:02x}"));
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 15)] as char);
     }
     s
 }
@@ -1185,7 +1181,7 @@ fn file_name(key: &str) -> String {
     s
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 struct TagEntry {
     digest: String,
     /// Seconds since the Unix epoch when the registry said it.
@@ -1206,11 +1202,15 @@ const ENTRY_CAP: u64 = 4 << 20;
 /// A warm run reads thousands: one open and reads into a buffer of the usual entry's size, with
 /// no look at the file's length first.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    read_capped_json(path, ENTRY_CAP)
+}
+
+fn read_capped_json<T: serde::de::DeserializeOwned>(path: &Path, cap: u64) -> Option<T> {
     use std::io::Read;
     let f = std::fs::File::open(path).ok()?;
     let mut bytes = Vec::with_capacity(4096);
-    f.take(ENTRY_CAP + 1).read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > ENTRY_CAP {
+    f.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > cap {
         return None;
     }
     serde_json::from_slice(&bytes).ok()
@@ -1219,15 +1219,18 @@ fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
 /// Written to a temporary file and renamed, so a reader never sees half of it. Failing to cache
 /// is not an error.
 fn write_json<T: serde::Serialize>(path: &Path, value: &T) {
+    if let Ok(bytes) = serde_json::to_vec_pretty(value) {
+        write_bytes(path, &bytes);
+    }
+}
+
+fn write_bytes(path: &Path, bytes: &[u8]) {
     let Some(dir) = path.parent() else { return };
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    if let (Ok(bytes), Ok(mut tmp)) = (
-        serde_json::to_vec_pretty(value),
-        tempfile::NamedTempFile::new_in(dir),
-    ) {
-        if std::io::Write::write_all(&mut tmp, &bytes).is_ok() {
+    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) {
+        if std::io::Write::write_all(&mut tmp, bytes).is_ok() {
             let _ = tmp.persist(path);
         }
     }
@@ -1236,13 +1239,21 @@ fn write_json<T: serde::Serialize>(path: &Path, value: &T) {
 /// Where a tag's digest is cached.
 fn tag_file(reference: &Reference, opts: &Options) -> Option<PathBuf> {
     let dir = opts.cache_dir.as_ref()?.join("images").join("tags");
-    Some(dir.join(file_name(&reference.whole())))
+    Some(dir.join(tag_name(reference)))
+}
+
+fn tag_name(reference: &Reference) -> String {
+    file_name(&reference.whole())
 }
 
 /// Where an image's facts are cached: by registry, repository, digest and platform. The same
 /// digest on another registry is another registry's claim, read again.
 fn facts_file(reference: &Reference, digest: &str, opts: &Options) -> Option<PathBuf> {
     let dir = opts.cache_dir.as_ref()?.join("images").join("facts");
+    Some(dir.join(facts_name(reference, digest, opts)))
+}
+
+fn facts_name(reference: &Reference, digest: &str, opts: &Options) -> String {
     // The repository's name can be long: a hash of it keeps the file name short.
     let place = sha256_hex(format!(
         "{}/{}",
@@ -1250,7 +1261,7 @@ fn facts_file(reference: &Reference, digest: &str, opts: &Options) -> Option<Pat
         reference.repository()
     ));
     let key = format!("{digest}@{}@{}", opts.platform, &place[7..23]);
-    Some(dir.join(file_name(&key) + ".json"))
+    file_name(&key) + ".json"
 }
 
 /// Record `facts` for `reference` in the cache as a read from its registry records them: the
@@ -1310,26 +1321,193 @@ enum Cached {
 /// The cache alone, without the network: a tag's digest counts while younger than [`TAG_TTL`]
 /// (offline, at any age).
 fn cached(reference: &Reference, opts: &Options) -> Cached {
+    cached_in(reference, opts, None)
+}
+
+/// [`cached`], its entries taken from `snapshot` when it holds them.
+fn cached_in(reference: &Reference, opts: &Options, snapshot: Option<&OfflineCache>) -> Cached {
     let digest = match reference.digest() {
         Some(d) => d.to_string(),
         None => {
-            let entry = tag_file(reference, opts)
-                .as_deref()
-                .and_then(read_json::<TagEntry>)
-                .filter(|t| opts.offline || now().saturating_sub(t.at) < TAG_TTL.as_secs());
-            match entry {
+            let entry = match snapshot {
+                Some(c) => c.tag(reference),
+                None => tag_file(reference, opts)
+                    .as_deref()
+                    .and_then(read_json::<TagEntry>),
+            };
+            match entry.filter(|t| opts.offline || now().saturating_sub(t.at) < TAG_TTL.as_secs()) {
                 Some(t) => t.digest,
                 None => return Cached::Nothing,
             }
         }
     };
-    match facts_file(reference, &digest, opts)
-        .as_deref()
-        .and_then(read_json::<ImageFacts>)
-    {
+    let facts = match snapshot {
+        Some(c) => c.facts(reference, &digest),
+        None => facts_file(reference, &digest, opts)
+            .as_deref()
+            .and_then(read_json::<ImageFacts>),
+    };
+    match facts {
         Some(f) => Cached::Facts(f),
         None => Cached::Digest(digest),
     }
+}
+
+/// The cache as a run that asks it for thousands of images offline reads it: from one snapshot
+/// of the entries an earlier such run read (`images/snapshot.json`), instead of two files per
+/// image, which cost a warm run more than its lint. The snapshot holds what the directories of
+/// entries held when they last changed: it is used only while both still have the modification
+/// time it recorded, so an entry the cache's writer adds or replaces (a file renamed into its
+/// directory) makes it stale, and the entries are read from their files again. An entry the
+/// snapshot lacks is read from its file. A snapshot that is not what it should be (or larger
+/// than [`SNAPSHOT_CAP`]) is ignored, as a bad entry is.
+pub struct OfflineCache {
+    opts: Options,
+    /// The snapshot, when it matches the directories.
+    snapshot: Option<Snapshot>,
+    /// The directories' modification times before any entry was read, when they are old enough
+    /// that a later change cannot share them: a snapshot written then is valid until one changes.
+    stamps: Option<Stamps>,
+    /// The entries this run read from their files, for the next snapshot.
+    read: std::sync::Mutex<Snapshot>,
+}
+
+/// The modification times (seconds, nanoseconds) of the tags and the facts directories.
+type Stamps = [Option<(u64, u32)>; 2];
+
+/// How many bytes of snapshot are read: past this, entries are read from their files.
+const SNAPSHOT_CAP: u64 = 256 << 20;
+
+/// A directory changed less than this long ago may change again within the same modification
+/// time (on a file system with coarse times): no snapshot is written of it.
+const SETTLED: Duration = Duration::from_secs(2);
+
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct Snapshot {
+    stamps: Stamps,
+    /// Entries by file name.
+    tags: HashMap<String, TagEntry>,
+    facts: HashMap<String, ImageFacts>,
+}
+
+impl OfflineCache {
+    /// The cache of `opts` (read offline), with its snapshot when that is still valid.
+    pub fn open(opts: Options) -> OfflineCache {
+        let opts = Options {
+            offline: true,
+            ..opts
+        };
+        let dirs = opts.cache_dir.as_ref().map(|c| {
+            let images = c.join("images");
+            [images.join("tags"), images.join("facts")]
+        });
+        let stamps: Option<Stamps> = dirs.as_ref().map(|d| d.each_ref().map(|d| modified(d)));
+        let settled = stamps.filter(|s| {
+            let now = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            s.iter()
+                .flatten()
+                .all(|&(secs, nanos)| now.saturating_sub(Duration::new(secs, nanos)) > SETTLED)
+        });
+        let snapshot = snapshot_file(&opts)
+            .and_then(|f| read_capped_json::<Snapshot>(&f, SNAPSHOT_CAP))
+            .filter(|s| Some(s.stamps) == stamps);
+        OfflineCache {
+            opts,
+            snapshot,
+            stamps: settled,
+            read: Default::default(),
+        }
+    }
+
+    /// What the cache says of one image, as `inspect_all` answers it offline; None when `text`
+    /// names no registry image.
+    pub fn answer(&self, text: &str) -> Option<Result<ImageFacts, String>> {
+        let reference = registry_image(text)?;
+        Some(offline_answer(cached_in(
+            &reference,
+            &self.opts,
+            Some(self),
+        )))
+    }
+
+    fn tag(&self, reference: &Reference) -> Option<TagEntry> {
+        let name = tag_name(reference);
+        if let Some(t) = self.snapshot.as_ref().and_then(|s| s.tags.get(&name)) {
+            return Some(t.clone());
+        }
+        let t = read_json::<TagEntry>(&tag_file(reference, &self.opts)?)?;
+        if let Ok(mut read) = self.read.lock() {
+            read.tags.insert(name, t.clone());
+        }
+        Some(t)
+    }
+
+    fn facts(&self, reference: &Reference, digest: &str) -> Option<ImageFacts> {
+        let name = facts_name(reference, digest, &self.opts);
+        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.facts.get(&name)) {
+            return Some(f.clone());
+        }
+        let f = read_json::<ImageFacts>(&facts_file(reference, digest, &self.opts)?)?;
+        if let Ok(mut read) = self.read.lock() {
+            read.facts.insert(name, f.clone());
+        }
+        Some(f)
+    }
+
+    /// Write the snapshot for the next run, when this one read entries from their files and the
+    /// directories have not changed since it began. Failing to is not an error.
+    pub fn save(&self) {
+        let (Some(stamps), Some(file)) = (self.stamps, snapshot_file(&self.opts)) else {
+            return;
+        };
+        let Ok(mut read) = self.read.lock() else {
+            return;
+        };
+        if read.tags.is_empty() && read.facts.is_empty() {
+            return;
+        }
+        let dirs = self.opts.cache_dir.as_ref().map(|c| {
+            let images = c.join("images");
+            [images.join("tags"), images.join("facts")]
+        });
+        if dirs.map(|d| d.each_ref().map(|d| modified(d))) != Some(stamps) {
+            return;
+        }
+        let mut snapshot = std::mem::take(&mut *read);
+        if let Some(old) = &self.snapshot {
+            for (k, v) in &old.tags {
+                snapshot.tags.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+            for (k, v) in &old.facts {
+                snapshot.facts.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        snapshot.stamps = stamps;
+        let Ok(bytes) = serde_json::to_vec(&snapshot) else {
+            return;
+        };
+        if bytes.len() as u64 <= SNAPSHOT_CAP {
+            write_bytes(&file, &bytes);
+        }
+    }
+}
+
+fn snapshot_file(opts: &Options) -> Option<PathBuf> {
+    Some(
+        opts.cache_dir
+            .as_ref()?
+            .join("images")
+            .join("snapshot.json"),
+    )
+}
+
+/// A directory's modification time, None when it cannot be read.
+fn modified(dir: &Path) -> Option<(u64, u32)> {
+    let t = std::fs::metadata(dir).ok()?.modified().ok()?;
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some((d.as_secs(), d.subsec_nanos()))
 }
 
 async fn inspect(
