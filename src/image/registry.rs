@@ -1181,7 +1181,7 @@ fn file_name(key: &str) -> String {
     s
 }
 
-#[derive(Clone, serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct TagEntry {
     digest: String,
     /// Seconds since the Unix epoch when the registry said it.
@@ -1239,21 +1239,13 @@ fn write_bytes(path: &Path, bytes: &[u8]) {
 /// Where a tag's digest is cached.
 fn tag_file(reference: &Reference, opts: &Options) -> Option<PathBuf> {
     let dir = opts.cache_dir.as_ref()?.join("images").join("tags");
-    Some(dir.join(tag_name(reference)))
-}
-
-fn tag_name(reference: &Reference) -> String {
-    file_name(&reference.whole())
+    Some(dir.join(file_name(&reference.whole())))
 }
 
 /// Where an image's facts are cached: by registry, repository, digest and platform. The same
 /// digest on another registry is another registry's claim, read again.
 fn facts_file(reference: &Reference, digest: &str, opts: &Options) -> Option<PathBuf> {
     let dir = opts.cache_dir.as_ref()?.join("images").join("facts");
-    Some(dir.join(facts_name(reference, digest, opts)))
-}
-
-fn facts_name(reference: &Reference, digest: &str, opts: &Options) -> String {
     // The repository's name can be long: a hash of it keeps the file name short.
     let place = sha256_hex(format!(
         "{}/{}",
@@ -1261,7 +1253,7 @@ fn facts_name(reference: &Reference, digest: &str, opts: &Options) -> String {
         reference.repository()
     ));
     let key = format!("{digest}@{}@{}", opts.platform, &place[7..23]);
-    file_name(&key) + ".json"
+    Some(dir.join(file_name(&key) + ".json"))
 }
 
 /// Record `facts` for `reference` in the cache as a read from its registry records them: the
@@ -1321,55 +1313,46 @@ enum Cached {
 /// The cache alone, without the network: a tag's digest counts while younger than [`TAG_TTL`]
 /// (offline, at any age).
 fn cached(reference: &Reference, opts: &Options) -> Cached {
-    cached_in(reference, opts, None)
-}
-
-/// [`cached`], its entries taken from `snapshot` when it holds them.
-fn cached_in(reference: &Reference, opts: &Options, snapshot: Option<&OfflineCache>) -> Cached {
     let digest = match reference.digest() {
         Some(d) => d.to_string(),
         None => {
-            let entry = match snapshot {
-                Some(c) => c.tag(reference),
-                None => tag_file(reference, opts)
-                    .as_deref()
-                    .and_then(read_json::<TagEntry>),
-            };
-            match entry.filter(|t| opts.offline || now().saturating_sub(t.at) < TAG_TTL.as_secs()) {
+            let entry = tag_file(reference, opts)
+                .as_deref()
+                .and_then(read_json::<TagEntry>)
+                .filter(|t| opts.offline || now().saturating_sub(t.at) < TAG_TTL.as_secs());
+            match entry {
                 Some(t) => t.digest,
                 None => return Cached::Nothing,
             }
         }
     };
-    let facts = match snapshot {
-        Some(c) => c.facts(reference, &digest),
-        None => facts_file(reference, &digest, opts)
-            .as_deref()
-            .and_then(read_json::<ImageFacts>),
-    };
-    match facts {
+    match facts_file(reference, &digest, opts)
+        .as_deref()
+        .and_then(read_json::<ImageFacts>)
+    {
         Some(f) => Cached::Facts(f),
         None => Cached::Digest(digest),
     }
 }
 
 /// The cache as a run that asks it for thousands of images offline reads it: from one snapshot
-/// of the entries an earlier such run read (`images/snapshot.json`), instead of two files per
-/// image, which cost a warm run more than its lint. The snapshot holds what the directories of
-/// entries held when they last changed: it is used only while both still have the modification
-/// time it recorded, so an entry the cache's writer adds or replaces (a file renamed into its
-/// directory) makes it stale, and the entries are read from their files again. An entry the
-/// snapshot lacks is read from its file. A snapshot that is not what it should be (or larger
-/// than [`SNAPSHOT_CAP`]) is ignored, as a bad entry is.
+/// of the answers an earlier such run found (`images/snapshot.json`), instead of two files per
+/// image, which cost a warm run more than its lint. An answer follows from the entries (a tag's
+/// digest, the facts under it) and the platform alone, so the snapshot holds while the
+/// directories of entries are as they were: it is used only while both still have the
+/// modification times it recorded, so an entry the cache's writer adds or replaces (a file
+/// renamed into its directory) makes it stale, and the entries are read from their files again.
+/// An image the snapshot lacks is read from its files. A snapshot that is not what it should be
+/// (or larger than [`SNAPSHOT_CAP`]) is ignored, as a bad entry is.
 pub struct OfflineCache {
     opts: Options,
-    /// The snapshot, when it matches the directories.
+    /// The snapshot, when it matches the directories and the platform.
     snapshot: Option<Snapshot>,
     /// The directories' modification times before any entry was read, when they are old enough
     /// that a later change cannot share them: a snapshot written then is valid until one changes.
     stamps: Option<Stamps>,
-    /// The entries this run read from their files, for the next snapshot.
-    read: std::sync::Mutex<Snapshot>,
+    /// The facts this run read from the entries' files, for the next snapshot.
+    read: std::sync::Mutex<HashMap<String, ImageFacts>>,
 }
 
 /// The modification times (seconds, nanoseconds) of the tags and the facts directories.
@@ -1382,11 +1365,11 @@ const SNAPSHOT_CAP: u64 = 256 << 20;
 /// time (on a file system with coarse times): no snapshot is written of it.
 const SETTLED: Duration = Duration::from_secs(2);
 
-#[derive(Default, serde::Serialize, serde::Deserialize)]
+#[derive(serde::Serialize, serde::Deserialize)]
 struct Snapshot {
     stamps: Stamps,
-    /// Entries by file name.
-    tags: HashMap<String, TagEntry>,
+    platform: String,
+    /// The facts of each image, as the manifests write it, that the cache had.
     facts: HashMap<String, ImageFacts>,
 }
 
@@ -1397,11 +1380,7 @@ impl OfflineCache {
             offline: true,
             ..opts
         };
-        let dirs = opts.cache_dir.as_ref().map(|c| {
-            let images = c.join("images");
-            [images.join("tags"), images.join("facts")]
-        });
-        let stamps: Option<Stamps> = dirs.as_ref().map(|d| d.each_ref().map(|d| modified(d)));
+        let stamps = stamps(&opts);
         let settled = stamps.filter(|s| {
             let now = SystemTime::now()
                 .duration_since(SystemTime::UNIX_EPOCH)
@@ -1412,7 +1391,7 @@ impl OfflineCache {
         });
         let snapshot = snapshot_file(&opts)
             .and_then(|f| read_capped_json::<Snapshot>(&f, SNAPSHOT_CAP))
-            .filter(|s| Some(s.stamps) == stamps);
+            .filter(|s| Some(s.stamps) == stamps && s.platform == opts.platform);
         OfflineCache {
             opts,
             snapshot,
@@ -1424,74 +1403,54 @@ impl OfflineCache {
     /// What the cache says of one image, as `inspect_all` answers it offline; None when `text`
     /// names no registry image.
     pub fn answer(&self, text: &str) -> Option<Result<ImageFacts, String>> {
-        let reference = registry_image(text)?;
-        Some(offline_answer(cached_in(
-            &reference,
-            &self.opts,
-            Some(self),
-        )))
+        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.facts.get(text)) {
+            return Some(Ok(f.clone()));
+        }
+        let found = cached(&registry_image(text)?, &self.opts);
+        if let (Cached::Facts(f), Ok(mut read)) = (&found, self.read.lock()) {
+            read.insert(text.to_string(), f.clone());
+        }
+        Some(offline_answer(found))
     }
 
-    fn tag(&self, reference: &Reference) -> Option<TagEntry> {
-        let name = tag_name(reference);
-        if let Some(t) = self.snapshot.as_ref().and_then(|s| s.tags.get(&name)) {
-            return Some(t.clone());
-        }
-        let t = read_json::<TagEntry>(&tag_file(reference, &self.opts)?)?;
-        if let Ok(mut read) = self.read.lock() {
-            read.tags.insert(name, t.clone());
-        }
-        Some(t)
-    }
-
-    fn facts(&self, reference: &Reference, digest: &str) -> Option<ImageFacts> {
-        let name = facts_name(reference, digest, &self.opts);
-        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.facts.get(&name)) {
-            return Some(f.clone());
-        }
-        let f = read_json::<ImageFacts>(&facts_file(reference, digest, &self.opts)?)?;
-        if let Ok(mut read) = self.read.lock() {
-            read.facts.insert(name, f.clone());
-        }
-        Some(f)
-    }
-
-    /// Write the snapshot for the next run, when this one read entries from their files and the
+    /// Write the snapshot for the next run, when this one read facts from their files and the
     /// directories have not changed since it began. Failing to is not an error.
     pub fn save(&self) {
-        let (Some(stamps), Some(file)) = (self.stamps, snapshot_file(&self.opts)) else {
+        let (Some(settled), Some(file)) = (self.stamps, snapshot_file(&self.opts)) else {
             return;
         };
         let Ok(mut read) = self.read.lock() else {
             return;
         };
-        if read.tags.is_empty() && read.facts.is_empty() {
+        if read.is_empty() || stamps(&self.opts) != Some(settled) {
             return;
         }
-        let dirs = self.opts.cache_dir.as_ref().map(|c| {
-            let images = c.join("images");
-            [images.join("tags"), images.join("facts")]
-        });
-        if dirs.map(|d| d.each_ref().map(|d| modified(d))) != Some(stamps) {
-            return;
-        }
-        let mut snapshot = std::mem::take(&mut *read);
+        let mut facts = std::mem::take(&mut *read);
         if let Some(old) = &self.snapshot {
-            for (k, v) in &old.tags {
-                snapshot.tags.entry(k.clone()).or_insert_with(|| v.clone());
-            }
             for (k, v) in &old.facts {
-                snapshot.facts.entry(k.clone()).or_insert_with(|| v.clone());
+                facts.entry(k.clone()).or_insert_with(|| v.clone());
             }
         }
-        snapshot.stamps = stamps;
-        let Ok(bytes) = serde_json::to_vec(&snapshot) else {
-            return;
+        let snapshot = Snapshot {
+            stamps: settled,
+            platform: self.opts.platform.clone(),
+            facts,
         };
-        if bytes.len() as u64 <= SNAPSHOT_CAP {
-            write_bytes(&file, &bytes);
+        if let Ok(bytes) = serde_json::to_vec(&snapshot) {
+            if bytes.len() as u64 <= SNAPSHOT_CAP {
+                write_bytes(&file, &bytes);
+            }
         }
     }
+}
+
+/// The modification times of the directories of entries, None without a cache directory.
+fn stamps(opts: &Options) -> Option<Stamps> {
+    let images = opts.cache_dir.as_ref()?.join("images");
+    Some([
+        modified(&images.join("tags")),
+        modified(&images.join("facts")),
+    ])
 }
 
 fn snapshot_file(opts: &Options) -> Option<PathBuf> {
