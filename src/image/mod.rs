@@ -275,8 +275,10 @@ const FIRST_CHUNK: usize = 64;
 /// Slots filled once each, allocated in chunks as they are reached and never moved, so that what
 /// one holds can be borrowed while others fill.
 struct Slots<T> {
-    chunks: Box<[std::sync::OnceLock<Box<[std::sync::OnceLock<T>]>>]>,
+    chunks: Box<[std::sync::OnceLock<Chunk<T>>]>,
 }
+
+type Chunk<T> = Box<[std::sync::OnceLock<T>]>;
 
 impl<T> Default for Slots<T> {
     fn default() -> Self {
