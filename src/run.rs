@@ -486,6 +486,12 @@ impl Run {
 
     /// Read and decode one input and find its config.
     pub fn load(&self, input: &Input) -> Result<Loaded, Error> {
+        self.load_keeping(input, false)
+    }
+
+    /// [`Run::load`]; with `keep`, bytes read ahead stay for the lint, which then reads the file
+    /// no second time (a named pipe cannot be read twice).
+    fn load_keeping(&self, input: &Input, keep: bool) -> Result<Loaded, Error> {
         let origin = self.origin(input);
         let (config_path, bytes) = match input {
             Input::Stdin => {
@@ -513,10 +519,14 @@ impl Run {
                 }
             }
             Input::File { path, .. } => {
-                let kept = self
-                    .read_ahead
-                    .get(path)
-                    .and_then(|s| s.lock().ok().and_then(|mut b| b.take()));
+                let kept = self.read_ahead.get(path).and_then(|s| {
+                    let mut b = s.lock().ok()?;
+                    if keep {
+                        b.clone()
+                    } else {
+                        b.take()
+                    }
+                });
                 let b = match kept {
                     Some(b) => b,
                     None => read_capped(path).map_err(|e| Error::Input {
@@ -820,11 +830,27 @@ impl Run {
         &self,
         f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
     ) -> (Vec<T>, Vec<Error>) {
+        self.map_loaded(false, f)
+    }
+
+    /// [`Run::map_inputs`] for a pass before the lint: what was read ahead stays for the lint.
+    pub fn map_inputs_before_lint<T: Send>(
+        &self,
+        f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
+    ) -> (Vec<T>, Vec<Error>) {
+        self.map_loaded(true, f)
+    }
+
+    fn map_loaded<T: Send>(
+        &self,
+        keep: bool,
+        f: impl Fn(Result<Source, Box<DecodeFailure>>, &Config) -> T + Sync,
+    ) -> (Vec<T>, Vec<Error>) {
         let errors = std::sync::Mutex::new(Vec::new());
         let out = self
             .inputs
             .par_iter()
-            .filter_map(|input| match self.load(input) {
+            .filter_map(|input| match self.load_keeping(input, keep) {
                 Err(e) => {
                     errors.lock().unwrap().push(e);
                     None

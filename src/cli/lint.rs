@@ -178,7 +178,6 @@ pub fn inspect_and_remember(
     registries: Vec<String>,
     images: &mut crate::image::Inspected,
 ) {
-    use crate::text::printable;
     targets.sort();
     targets.dedup();
     let opts = crate::image::registry::Options {
@@ -206,8 +205,18 @@ pub fn inspect_and_remember(
             .into_iter()
             .filter_map(|(shown, read)| Some((shown, by_read.get(&read)?.clone())))
             .collect();
+    say_image_notes(facts.iter().map(|(r, f)| (r.as_str(), f)));
+    images.remember(facts);
+}
+
+/// A note for each image that could not be read, then for each that was read but did not show
+/// its runtime (a missing entrypoint, a file that is no program), each group by name.
+fn say_image_notes<'a>(
+    facts: impl Iterator<Item = (&'a str, &'a Result<crate::image::ImageFacts, String>)> + Clone,
+) {
+    use crate::text::printable;
     let mut failed: Vec<_> = facts
-        .iter()
+        .clone()
         .filter_map(|(r, f)| Some((r, f.as_ref().err()?)))
         .collect();
     failed.sort();
@@ -215,9 +224,7 @@ pub fn inspect_and_remember(
         let (r, e) = (printable(r), printable(e));
         say!("note: image {r} was not inspected: {e}");
     }
-    // Read, but without an answer (a missing entrypoint, a file that is no program).
     let mut silent: Vec<_> = facts
-        .iter()
         .filter_map(|(r, f)| match &f.as_ref().ok()?.kind {
             crate::image::Runtime::Unknown(why) => Some((r, why)),
             _ => None,
@@ -228,7 +235,39 @@ pub fn inspect_and_remember(
         let (r, why) = (printable(r), printable(why));
         say!("note: image {r} did not show its runtime: {why}");
     }
-    images.remember(facts);
+}
+
+/// `--inspect-images --offline`: every answer is the cache's, so each image is looked up the
+/// first time a container names it, as the files are linted, instead of reading and parsing
+/// every input once more beforehand to list the images (that pass cost as much as the lint). The
+/// notes come after the report ([`say_looked_up_notes`]). A run that must know its images first
+/// (one that reads registries, warms the cache, or lints another revision too) does not; nor does
+/// one where only configs ask for images, as those answer only for their files' images. Returns
+/// what to do once the lint is over (keep the cache's snapshot for the next run), when it looks
+/// images up so.
+fn on_demand_images(p: &mut Run, a: &ImageArgs) -> Option<Box<dyn FnOnce()>> {
+    #[cfg(feature = "images")]
+    if a.inspect_images && a.offline && !a.warm_image_cache {
+        use crate::image::registry::{OfflineCache, Options, DEFAULT_PLATFORM};
+        let cache = std::sync::Arc::new(OfflineCache::open(Options {
+            offline: true,
+            platform: a.platform.clone().unwrap_or(DEFAULT_PLATFORM.to_string()),
+            ..Default::default()
+        }));
+        let asked = cache.clone();
+        p.project
+            .images
+            .look_up_on_demand(Box::new(move |image| asked.answer(image)));
+        return Some(Box::new(move || cache.save()));
+    }
+    let _ = (p, a);
+    None
+}
+
+/// The notes of the images [`on_demand_images`] looked up, as `--inspect-images` gives them.
+fn say_looked_up_notes(p: &Run) {
+    let looked = p.project.images.looked_up();
+    say_image_notes(looked.iter().map(|(r, f)| (r.as_str(), *f)));
 }
 
 fn selection(a: &LintArgs) -> Result<Selection, Error> {
@@ -382,7 +421,7 @@ pub fn inspect_images(p: &mut Run, a: &ImageArgs) {
         }
         // Unreadable inputs are reported when they are linted.
         // Each file's config names the registries its images may be read from.
-        let (lists, _) = p.map_inputs(|loaded, cfg| match loaded {
+        let (lists, _) = p.map_inputs_before_lint(|loaded, cfg| match loaded {
             Ok(src) if by_config(cfg) => {
                 (crate::lint::images(&src, cfg), cfg.image_registries.clone())
             }
@@ -422,9 +461,23 @@ pub fn run(mut a: LintArgs) -> i32 {
         );
         return 0;
     }
-    inspect_images(&mut p, &a.images);
+    let on_demand = match a.new_from_rev {
+        None => on_demand_images(&mut p, &a.images),
+        Some(_) => None,
+    };
+    if on_demand.is_none() {
+        inspect_images(&mut p, &a.images);
+    }
+    let looked_up = |p: &Run| {
+        say_looked_up_notes(p);
+        if let Some(finish) = on_demand {
+            finish();
+        }
+    };
     if a.show_containers {
-        return show_containers(&a, &p);
+        let code = show_containers(&a, &p);
+        looked_up(&p);
+        return code;
     }
     // A progress line only where a person watches, the wait is noticeable, and the report does
     // not stream onto the same terminal.
@@ -441,6 +494,7 @@ pub fn run(mut a: LintArgs) -> i32 {
         if progress {
             say_raw!("\r\x1b[K");
         }
+        looked_up(&p);
         return code;
     }
     let (reports, errors) = p.map_inputs(|loaded, cfg| {

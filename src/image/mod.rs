@@ -171,30 +171,206 @@ impl ImageFacts {
 
 /// What reading images found, by image reference as the manifests write it, for
 /// [`crate::runtime::GoView::decide`] to look up for every container. Owned by the run (see
-/// [`crate::project::Project`]): the CLI fills it once before linting, the language server adds
-/// the images of each document as it first sees them (from the disk cache only).
+/// [`crate::project::Project`]): the CLI fills it before linting, or (a warm `--offline` run)
+/// has it ask the cache for each image the first time a container names it, so the inputs are
+/// not read and parsed once more just to list their images; the language server adds the images
+/// of each document as it first sees them (from the disk cache only).
 #[derive(Default)]
-pub struct Inspected(HashMap<String, Result<ImageFacts, String>>);
+pub struct Inspected {
+    known: HashMap<String, Result<ImageFacts, String>>,
+    on_demand: Option<OnDemand>,
+}
+
+/// How an image is looked up on demand: its facts, why they are missing, or None when the
+/// reference names no registry image (a template, `ko://…`).
+pub type Lookup = Box<dyn Fn(&str) -> Option<Result<ImageFacts, String>> + Send + Sync>;
+
+/// The images asked for so far, each looked up once whichever thread asks first; an answer stays
+/// in place for the rest of the run, so a container's runtime view borrows it as it borrows the
+/// rest of the project.
+struct OnDemand {
+    look: Lookup,
+    slots: std::sync::Mutex<HashMap<String, usize>>,
+    answers: Slots<Option<Result<ImageFacts, String>>>,
+}
 
 impl Inspected {
     /// Records what reading images found; an image already recorded keeps its first answer.
     pub fn remember(&mut self, facts: HashMap<String, Result<ImageFacts, String>>) {
         for (image, result) in facts {
-            self.0.entry(image).or_insert(result);
+            self.known.entry(image).or_insert(result);
         }
+    }
+
+    /// Answer every image not recorded with `look`, the first time a container asks for it.
+    pub fn look_up_on_demand(&mut self, look: Lookup) {
+        self.on_demand = Some(OnDemand {
+            look,
+            slots: Default::default(),
+            answers: Slots::default(),
+        });
     }
 
     /// Whether `image` was recorded (read, or found unreadable).
     pub fn is_known(&self, image: &str) -> bool {
-        self.0.contains_key(image)
+        self.known.contains_key(image)
     }
 
     /// What inspecting `image` gave, when it was inspected: the facts, or why they are missing.
     pub fn get(&self, image: &str) -> Option<&Result<ImageFacts, String>> {
+        if let Some(d) = &self.on_demand {
+            if let Some(known) = self.known.get(image) {
+                return Some(known);
+            }
+            return d.get(image);
+        }
         // Most runs read no image: their containers skip the hashing.
-        if self.0.is_empty() {
+        if self.known.is_empty() {
             return None;
         }
-        self.0.get(image)
+        self.known.get(image)
+    }
+
+    /// The images looked up on demand so far, with what each gave, in no order.
+    pub fn looked_up(&self) -> Vec<(String, &Result<ImageFacts, String>)> {
+        let Some(d) = &self.on_demand else {
+            return Vec::new();
+        };
+        let slots: Vec<(String, usize)> = match d.slots.lock() {
+            Ok(s) => s.iter().map(|(k, &v)| (k.clone(), v)).collect(),
+            Err(_) => return Vec::new(),
+        };
+        slots
+            .into_iter()
+            .filter_map(|(image, slot)| Some((image, d.answers.get(slot)?.get()?.as_ref()?)))
+            .collect()
+    }
+}
+
+impl OnDemand {
+    fn get(&self, image: &str) -> Option<&Result<ImageFacts, String>> {
+        let slot = {
+            let mut slots = self.slots.lock().ok()?;
+            match slots.get(image) {
+                Some(&slot) => slot,
+                None => {
+                    let slot = slots.len();
+                    slots.insert(image.to_string(), slot);
+                    slot
+                }
+            }
+        };
+        // Looked up outside the lock: other images are looked up meanwhile, and a thread
+        // asking for the same one waits for this answer rather than reading it again.
+        self.answers
+            .get(slot)?
+            .get_or_init(|| (self.look)(image))
+            .as_ref()
+    }
+}
+
+/// The first chunk's slots; each further chunk doubles them.
+const FIRST_CHUNK: usize = 64;
+
+/// Slots filled once each, allocated in chunks as they are reached and never moved, so that what
+/// one holds can be borrowed while others fill.
+struct Slots<T> {
+    chunks: Box<[std::sync::OnceLock<Chunk<T>>]>,
+}
+
+type Chunk<T> = Box<[std::sync::OnceLock<T>]>;
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        // 48 doublings of 64 slots: more than any run can ask for.
+        Slots {
+            chunks: (0..48).map(|_| std::sync::OnceLock::new()).collect(),
+        }
+    }
+}
+
+impl<T> Slots<T> {
+    /// Slot `i`, its chunk allocated when first reached.
+    fn get(&self, i: usize) -> Option<&std::sync::OnceLock<T>> {
+        let n = i.checked_add(FIRST_CHUNK)?;
+        let chunk = (n.ilog2() - FIRST_CHUNK.ilog2()) as usize;
+        let start = FIRST_CHUNK << chunk;
+        let slots = self
+            .chunks
+            .get(chunk)?
+            .get_or_init(|| (0..start).map(|_| std::sync::OnceLock::new()).collect());
+        slots.get(n - start)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    use std::sync::Arc;
+
+    fn facts(digest: &str) -> ImageFacts {
+        ImageFacts {
+            digest: digest.to_string(),
+            kind: Runtime::Unknown(String::new()),
+            env: Vec::new(),
+            entrypoint: Vec::new(),
+            from_cmd: false,
+            bytes_read: 0,
+            image_size: 0,
+        }
+    }
+
+    /// Thousands of images asked for from several threads, each many times: every one is looked
+    /// up once, every answer is its own and stays where it was borrowed.
+    #[test]
+    fn images_asked_on_demand_are_looked_up_once_each() {
+        let calls = Arc::new(AtomicUsize::new(0));
+        let counted = calls.clone();
+        let mut inspected = Inspected::default();
+        inspected.look_up_on_demand(Box::new(move |image| {
+            counted.fetch_add(1, Relaxed);
+            match image.strip_prefix("bad/") {
+                Some(why) => Some(Err(why.to_string())),
+                None if image.contains("{{") => None,
+                None => Some(Ok(facts(image))),
+            }
+        }));
+        let images: Vec<String> = (0..5000).map(|i| format!("acme/svc-{i}:v1")).collect();
+        let inspected = &inspected;
+        let borrowed: Vec<Vec<&ImageFacts>> = std::thread::scope(|s| {
+            let threads: Vec<_> = (0..4)
+                .map(|t| {
+                    let images = &images;
+                    s.spawn(move || {
+                        let mut seen = Vec::new();
+                        for round in 0..3 {
+                            for (i, image) in images.iter().enumerate() {
+                                if (i + t + round) % 2 == 0 {
+                                    let f = inspected.get(image).unwrap().as_ref().unwrap();
+                                    assert_eq!(f.digest, *image);
+                                    seen.push(f);
+                                }
+                            }
+                        }
+                        seen
+                    })
+                })
+                .collect();
+            threads.into_iter().map(|t| t.join().unwrap()).collect()
+        });
+        assert_eq!(calls.load(Relaxed), images.len());
+        for f in borrowed.into_iter().flatten() {
+            assert!(f.digest.starts_with("acme/svc-"));
+        }
+        assert_eq!(
+            inspected.get("bad/unreadable"),
+            Some(&Err("unreadable".to_string()))
+        );
+        assert_eq!(inspected.get("{{ .Values.image }}"), None);
+        assert_eq!(inspected.get("{{ .Values.image }}"), None);
+        assert_eq!(calls.load(Relaxed), images.len() + 2);
+        // What was looked up, for the notes: the answered images, not the templates.
+        assert_eq!(inspected.looked_up().len(), images.len() + 1);
     }
 }

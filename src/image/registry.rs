@@ -157,8 +157,7 @@ pub fn pin(reference: &str, digest: &str) -> Option<String> {
 pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<ImageFacts, String>> {
     let parsed: Vec<(String, Reference)> = refs
         .iter()
-        .filter(|r| !r.contains("://") && !r.contains("{{") && !r.contains('$'))
-        .filter_map(|r| Some((r.clone(), parse_reference(r)?)))
+        .filter_map(|r| Some((r.clone(), registry_image(r)?)))
         .collect();
     // What the cache answers needs no runtime, client or credentials: a warm run, and the
     // language server (always offline), start none of them.
@@ -180,13 +179,8 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
             Cached::Facts(f) => {
                 answers.insert(text, Ok(f));
             }
-            Cached::Digest(d) if opts.offline => {
-                let why = format!("--offline, and the facts of {d} are not in the cache");
-                answers.insert(text, Err(why));
-            }
-            Cached::Nothing if opts.offline => {
-                let why = "--offline, and the image's digest is not in the cache".to_string();
-                answers.insert(text, Err(why));
+            found if opts.offline => {
+                answers.insert(text, offline_answer(found));
             }
             // Not contacted at all: a manifest under review must not make the run probe the
             // network it runs in.
@@ -266,6 +260,24 @@ pub fn inspect_all(refs: &[String], opts: &Options) -> HashMap<String, Result<Im
     });
     answers.extend(read);
     answers
+}
+
+/// `text` as a registry image: references that are not one (`ko://…`, templates) are None.
+fn registry_image(text: &str) -> Option<Reference> {
+    if text.contains("://") || text.contains("{{") || text.contains('$') {
+        return None;
+    }
+    parse_reference(text)
+}
+
+fn offline_answer(found: Cached) -> Result<ImageFacts, String> {
+    match found {
+        Cached::Facts(f) => Ok(f),
+        Cached::Digest(d) => Err(format!(
+            "--offline, and the facts of {d} are not in the cache"
+        )),
+        Cached::Nothing => Err("--offline, and the image's digest is not in the cache".to_string()),
+    }
 }
 
 /// A reference as `Reference::try_from` reads it. The usual shapes (`host[:port]/path:tag`,
@@ -822,9 +834,12 @@ fn sha256_hex(bytes: impl Into<Vec<u8>>) -> String {
 }
 
 fn finish(h: Sha256) -> String {
-    let mut s = String::from("sha256:");
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(71);
+    s.push_str("sha256:");
     for b in h.finalize().iter() {
-        s.push_str(&format!("{b:02x}"));
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 15)] as char);
     }
     s
 }
@@ -1157,7 +1172,10 @@ fn file_name(key: &str) -> String {
         if b.is_ascii_alphanumeric() || b == b'.' || b == b'-' {
             s.push(b as char);
         } else {
-            s.push_str(&format!("_{b:02x}"));
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            s.push('_');
+            s.push(HEX[usize::from(b >> 4)] as char);
+            s.push(HEX[usize::from(b & 15)] as char);
         }
     }
     s
@@ -1176,22 +1194,43 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// The most bytes of a cache entry read: an entry past it is no entry (facts with thousands of
+/// modules take a few hundred KiB).
+const ENTRY_CAP: u64 = 4 << 20;
+
+/// A cache entry, or None when it is missing, larger than [`ENTRY_CAP`] or not what it should be.
+/// A warm run reads thousands: one open and reads into a buffer of the usual entry's size, with
+/// no look at the file's length first.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    read_capped_json(path, ENTRY_CAP)
+}
+
+fn read_capped_json<T: serde::de::DeserializeOwned>(path: &Path, cap: u64) -> Option<T> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).ok()?;
+    let mut bytes = Vec::with_capacity(4096);
+    f.take(cap + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > cap {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// Written to a temporary file and renamed, so a reader never sees half of it. Failing to cache
 /// is not an error.
 fn write_json<T: serde::Serialize>(path: &Path, value: &T) {
+    if let Ok(bytes) = serde_json::to_vec_pretty(value) {
+        write_bytes(path, &bytes);
+    }
+}
+
+fn write_bytes(path: &Path, bytes: &[u8]) {
     let Some(dir) = path.parent() else { return };
     if std::fs::create_dir_all(dir).is_err() {
         return;
     }
-    if let (Ok(bytes), Ok(mut tmp)) = (
-        serde_json::to_vec_pretty(value),
-        tempfile::NamedTempFile::new_in(dir),
-    ) {
-        if std::io::Write::write_all(&mut tmp, &bytes).is_ok() {
+    if let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) {
+        if std::io::Write::write_all(&mut tmp, bytes).is_ok() {
             let _ = tmp.persist(path);
         }
     }
@@ -1294,6 +1333,140 @@ fn cached(reference: &Reference, opts: &Options) -> Cached {
         Some(f) => Cached::Facts(f),
         None => Cached::Digest(digest),
     }
+}
+
+/// The cache as a run that asks it for thousands of images offline reads it: from one snapshot
+/// of the answers an earlier such run found (`images/snapshot.json`), instead of two files per
+/// image, which cost a warm run more than its lint. An answer follows from the entries (a tag's
+/// digest, the facts under it) and the platform alone, so the snapshot holds while the
+/// directories of entries are as they were: it is used only while both still have the
+/// modification times it recorded, so an entry the cache's writer adds or replaces (a file
+/// renamed into its directory) makes it stale, and the entries are read from their files again.
+/// An image the snapshot lacks is read from its files. A snapshot that is not what it should be
+/// (or larger than [`SNAPSHOT_CAP`]) is ignored, as a bad entry is.
+pub struct OfflineCache {
+    opts: Options,
+    /// The snapshot, when it matches the directories and the platform.
+    snapshot: Option<Snapshot>,
+    /// The directories' modification times before any entry was read, when they are old enough
+    /// that a later change cannot share them: a snapshot written then is valid until one changes.
+    stamps: Option<Stamps>,
+    /// The facts this run read from the entries' files, for the next snapshot.
+    read: std::sync::Mutex<HashMap<String, ImageFacts>>,
+}
+
+/// The modification times (seconds, nanoseconds) of the tags and the facts directories.
+type Stamps = [Option<(u64, u32)>; 2];
+
+/// How many bytes of snapshot are read: past this, entries are read from their files.
+const SNAPSHOT_CAP: u64 = 256 << 20;
+
+/// A directory changed less than this long ago may change again within the same modification
+/// time (on a file system with coarse times): no snapshot is written of it.
+const SETTLED: Duration = Duration::from_secs(2);
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Snapshot {
+    stamps: Stamps,
+    platform: String,
+    /// The facts of each image, as the manifests write it, that the cache had.
+    facts: HashMap<String, ImageFacts>,
+}
+
+impl OfflineCache {
+    /// The cache of `opts` (read offline), with its snapshot when that is still valid.
+    pub fn open(opts: Options) -> OfflineCache {
+        let opts = Options {
+            offline: true,
+            ..opts
+        };
+        let stamps = stamps(&opts);
+        let settled = stamps.filter(|s| {
+            let now = SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default();
+            s.iter()
+                .flatten()
+                .all(|&(secs, nanos)| now.saturating_sub(Duration::new(secs, nanos)) > SETTLED)
+        });
+        let snapshot = snapshot_file(&opts)
+            .and_then(|f| read_capped_json::<Snapshot>(&f, SNAPSHOT_CAP))
+            .filter(|s| Some(s.stamps) == stamps && s.platform == opts.platform);
+        OfflineCache {
+            opts,
+            snapshot,
+            stamps: settled,
+            read: Default::default(),
+        }
+    }
+
+    /// What the cache says of one image, as `inspect_all` answers it offline; None when `text`
+    /// names no registry image.
+    pub fn answer(&self, text: &str) -> Option<Result<ImageFacts, String>> {
+        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.facts.get(text)) {
+            return Some(Ok(f.clone()));
+        }
+        let found = cached(&registry_image(text)?, &self.opts);
+        if let (Cached::Facts(f), Ok(mut read)) = (&found, self.read.lock()) {
+            read.insert(text.to_string(), f.clone());
+        }
+        Some(offline_answer(found))
+    }
+
+    /// Write the snapshot for the next run, when this one read facts from their files and the
+    /// directories have not changed since it began. Failing to is not an error.
+    pub fn save(&self) {
+        let (Some(settled), Some(file)) = (self.stamps, snapshot_file(&self.opts)) else {
+            return;
+        };
+        let Ok(mut read) = self.read.lock() else {
+            return;
+        };
+        if read.is_empty() || stamps(&self.opts) != Some(settled) {
+            return;
+        }
+        let mut facts = std::mem::take(&mut *read);
+        if let Some(old) = &self.snapshot {
+            for (k, v) in &old.facts {
+                facts.entry(k.clone()).or_insert_with(|| v.clone());
+            }
+        }
+        let snapshot = Snapshot {
+            stamps: settled,
+            platform: self.opts.platform.clone(),
+            facts,
+        };
+        if let Ok(bytes) = serde_json::to_vec(&snapshot) {
+            if bytes.len() as u64 <= SNAPSHOT_CAP {
+                write_bytes(&file, &bytes);
+            }
+        }
+    }
+}
+
+/// The modification times of the directories of entries, None without a cache directory.
+fn stamps(opts: &Options) -> Option<Stamps> {
+    let images = opts.cache_dir.as_ref()?.join("images");
+    Some([
+        modified(&images.join("tags")),
+        modified(&images.join("facts")),
+    ])
+}
+
+fn snapshot_file(opts: &Options) -> Option<PathBuf> {
+    Some(
+        opts.cache_dir
+            .as_ref()?
+            .join("images")
+            .join("snapshot.json"),
+    )
+}
+
+/// A directory's modification time, None when it cannot be read.
+fn modified(dir: &Path) -> Option<(u64, u32)> {
+    let t = std::fs::metadata(dir).ok()?.modified().ok()?;
+    let d = t.duration_since(SystemTime::UNIX_EPOCH).ok()?;
+    Some((d.as_secs(), d.subsec_nanos()))
 }
 
 async fn inspect(

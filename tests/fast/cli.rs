@@ -1684,6 +1684,94 @@ fn a_go_template_that_does_not_parse_is_skipped_with_a_note() {
     );
 }
 
+/// A warm `--offline` run keeps a snapshot of the cache entries it read, and the next one reads
+/// that one file instead of two per image; but only while the entries' directories are as they
+/// were: an entry the writer replaces (renamed into place) is read from its file again, and a
+/// snapshot that is not JSON is ignored.
+#[test]
+fn a_warm_offline_run_reads_the_cache_snapshot_while_it_is_current() {
+    use std::time::{Duration, SystemTime};
+    let dir = tempfile::tempdir().unwrap();
+    let images = ["ghcr.io/acme/api:1.4.2", "acme/worker:v2"];
+    let manifest: String = images
+        .iter()
+        .enumerate()
+        .map(|(i, image)| {
+            BAD.replace("name: api", &format!("name: c{i}"))
+                .replace("ghcr.io/acme/api:1.4.2", image)
+        })
+        .collect::<Vec<_>>()
+        .join("---\n");
+    let path = dir.path().join("m.yaml");
+    std::fs::write(&path, manifest).unwrap();
+    let cache = dir.path().join("cache");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["lint", "--inspect-images", "--offline"];
+        args.extend_from_slice(extra);
+        args.extend(["--format", "json", path.to_str().unwrap()]);
+        cmd()
+            .env("GOLINT_K8S_CACHE", &cache)
+            .args(&args)
+            .output()
+            .unwrap()
+    };
+    run(&["--warm-image-cache"]);
+    let (tags, facts) = (cache.join("images/tags"), cache.join("images/facts"));
+    // As a directory last changed a while ago (a snapshot of one that just changed is not kept).
+    let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+    let age = |d: &std::path::Path, t: SystemTime| {
+        std::fs::File::open(d).unwrap().set_modified(t).unwrap();
+    };
+    age(&tags, hour_ago);
+    age(&facts, hour_ago);
+    let first = run(&[]);
+    assert!(!String::from_utf8_lossy(&first.stderr).contains("not inspected"));
+    let snapshot = cache.join("images/snapshot.json");
+    assert!(snapshot.is_file(), "no snapshot was kept");
+
+    // The entries' files gone, the directory as it was: the snapshot answers alone.
+    std::fs::rename(&facts, cache.join("images/facts-away")).unwrap();
+    std::fs::create_dir(&facts).unwrap();
+    age(&facts, hour_ago);
+    let from_snapshot = run(&[]);
+    assert_eq!(from_snapshot.stdout, first.stdout);
+    assert!(!String::from_utf8_lossy(&from_snapshot.stderr).contains("not inspected"));
+
+    // A tag the writer moves to another digest: the snapshot is stale, the file counts.
+    let other = format!("sha256:{}", "ab".repeat(32));
+    let tag = std::fs::read_dir(&tags)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("worker"))
+        .unwrap();
+    let moved = tags.join("moved.tmp");
+    std::fs::write(&moved, format!(r#"{{"digest": "{other}", "at": 1}}"#)).unwrap();
+    std::fs::rename(&moved, &tag).unwrap();
+    let stale = run(&[]);
+    let stderr = String::from_utf8_lossy(&stale.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "image acme/worker:v2 was not inspected: --offline, and the facts of {other} are not in the cache"
+        )),
+        "{stderr}"
+    );
+
+    // A snapshot that is not JSON is no answer: the entries' files are read.
+    std::fs::remove_dir_all(&facts).unwrap();
+    std::fs::rename(cache.join("images/facts-away"), &facts).unwrap();
+    std::fs::write(&snapshot, "{ not json").unwrap();
+    let poisoned = run(&[]);
+    let stderr = String::from_utf8_lossy(&poisoned.stderr);
+    assert!(
+        stderr.contains("acme/worker:v2 was not inspected"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("ghcr.io/acme/api:1.4.2 was not inspected"),
+        "{stderr}"
+    );
+}
+
 /// A cache warmed through its own writer (the benchmarks' hidden `--warm-image-cache`) answers a
 /// later `--offline` run for every image, whatever its shape: none is missing, and each
 /// container's runtime is read from its image.

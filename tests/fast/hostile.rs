@@ -1789,6 +1789,56 @@ fn a_named_pipe_is_read_or_refused_never_waited_on() {
     assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
 }
 
+/// A named pipe among the inputs of `--inspect-images`: its bytes are read once and linted, not
+/// read a second time after the images are listed (when nothing writes to the pipe any more);
+/// both when each image is looked up as its container is linted and when the images are listed
+/// first (here to warm the cache).
+#[cfg(unix)]
+#[test]
+fn a_named_pipe_is_read_once_when_images_are_inspected() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe.yaml");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    write(&dir.path().join("ok.yaml"), CLEAN);
+    for warm in [false, true] {
+        let for_writer = fifo.clone();
+        let writer = std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(for_writer)
+                .unwrap();
+            f.write_all(FIXABLE.as_bytes()).unwrap();
+        });
+        let mut args = vec!["lint", "--inspect-images", "--offline", "--format", "json"];
+        if warm {
+            args.push("--warm-image-cache");
+        }
+        args.extend(["pipe.yaml", "ok.yaml"]);
+        let mut cmd = Command::new(bin());
+        cmd.current_dir(dir.path())
+            .env("GOLINT_K8S_CACHE", dir.path().join("cache"))
+            .args(all_go(&args));
+        let ran = run_cmd(cmd, Input::Null, LIMIT);
+        writer.join().unwrap();
+        assert_eq!(ran.sane().code, Some(1), "warm {warm}: {}", ran.stderr);
+        let v = ran.json();
+        assert_eq!(v["errors"], serde_json::json!([]), "warm {warm}");
+        assert_eq!(v["summary"]["files"], 2, "warm {warm}");
+        let pipe_codes: Vec<&str> = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["file"] == "pipe.yaml")
+            .filter_map(|f| f["code"].as_str())
+            .collect();
+        assert!(pipe_codes.contains(&"GK201"), "warm {warm}: {pipe_codes:?}");
+        let note = "note: image ghcr.io/acme/api:1.0 was not inspected: --offline, and the \
+                    image's digest is not in the cache";
+        assert_eq!(ran.stderr.contains(note), !warm, "{}", ran.stderr);
+    }
+}
+
 /// `fix` ended by SIGINT or SIGTERM while it writes a file: the file is as it was, no temporary
 /// file is left beside it, and the exit status is the signal's (128 + its number). Temporary files
 /// that a killed run left (older than any write takes) are removed by the next run that writes
