@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// One frame from the server, or `None` at the end of its output.
-fn read_frame(r: &mut impl BufRead) -> Option<Value> {
+/// One frame from the server and the length of its body, or `None` at the end of its output.
+fn read_frame(r: &mut impl BufRead) -> Option<(Value, usize)> {
     let mut length = None;
     let mut line = String::new();
     loop {
@@ -34,7 +34,7 @@ fn read_frame(r: &mut impl BufRead) -> Option<Value> {
     }
     let mut body = vec![0; length?];
     r.read_exact(&mut body).ok()?;
-    serde_json::from_slice(&body).ok()
+    serde_json::from_slice(&body).ok().map(|v| (v, body.len()))
 }
 
 struct Server {
@@ -42,6 +42,10 @@ struct Server {
     stdin: ChildStdin,
     /// Messages with the instant the reader thread parsed them.
     rx: Receiver<(Instant, Value)>,
+    /// The body length of each message, in the order of `rx`.
+    sizes: Receiver<usize>,
+    /// The body length of the last message `wait` returned.
+    last_size: usize,
     next_id: i64,
 }
 
@@ -57,9 +61,11 @@ impl Server {
             .unwrap_or_else(|e| panic!("cannot run {bin} lsp: {e}"));
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
+        let (size_tx, sizes) = mpsc::channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
-            while let Some(v) = read_frame(&mut r) {
+            while let Some((v, size)) = read_frame(&mut r) {
+                let _ = size_tx.send(size);
                 if tx.send((Instant::now(), v)).is_err() {
                     return;
                 }
@@ -70,6 +76,8 @@ impl Server {
             child,
             stdin,
             rx,
+            sizes,
+            last_size: 0,
             next_id: 0,
         }
     }
@@ -94,6 +102,7 @@ impl Server {
                 .rx
                 .recv_timeout(left)
                 .unwrap_or_else(|e| panic!("no {what} from the server: {e}"));
+            self.last_size = self.sizes.recv().unwrap_or(0);
             if msg.get("method").is_some() && msg.get("id").is_some() {
                 let id = msg["id"].clone();
                 self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
@@ -271,6 +280,10 @@ fn main() {
         assert!(!diags.is_empty());
     }
     summary("didChange → publishDiagnostics", latencies);
+    println!(
+        "publishDiagnostics after an edit: {} bytes",
+        server.last_size
+    );
 
     // The action an editor asks for on save.
     let mut fix_all = Vec::new();

@@ -1,42 +1,40 @@
-//! Findings as LSP diagnostics, and the code actions on them. A fixable diagnostic carries its fix
-//! in `data` (as ruff's server does), so a quick fix is exactly the edit the linter computed,
-//! without linting again; "fix all" runs the same engine as `golint-k8s fix`.
+//! Findings as LSP diagnostics, and the code actions on them. A diagnostic's fix stays in the
+//! server, beside what it published (see [`super::incremental`]), and a quick fix is looked up
+//! there by the diagnostic the client sends back: exactly the edit the linter computed, without
+//! linting again, and without sending every fix of the file with every keystroke (in `data`, as
+//! ruff's server does it, the fixes were a third of each notification). "Fix all" runs the same
+//! engine as `golint-k8s fix`.
 
 use std::collections::HashMap;
 
-use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeDescription,
-    DiagnosticRelatedInformation, Location, NumberOrString, Position, Range, TextEdit, Uri,
-    WorkspaceEdit,
-};
-use serde::{Deserialize, Serialize};
-
 use super::convert::{Encoding, LineIndex};
+use super::incremental::Published;
 use super::{severity, FIX_ALL_KIND};
 use crate::config::Config;
 use crate::diagnostic::Applicability;
 use crate::lint::FileReport;
 use crate::run::Run;
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeDescription,
+    DiagnosticRelatedInformation, Location, NumberOrString, Position, Range, TextEdit, Uri,
+    WorkspaceEdit,
+};
 
-/// The fix a diagnostic carries in `data`.
-#[derive(Debug, Serialize, Deserialize)]
-struct FixData {
-    title: String,
-    applicability: Applicability,
-    edits: Vec<TextEdit>,
+/// The fix of a published diagnostic, in the client's positions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub title: String,
+    pub applicability: Applicability,
+    pub edits: Vec<TextEdit>,
 }
 
-#[derive(Debug, Serialize, Deserialize)]
-struct Data {
-    fix: Option<FixData>,
-}
-
+/// The report's findings as diagnostics, each with its fix.
 pub fn diagnostics(
     uri: &Uri,
     report: &FileReport,
     text: &str,
     enc: Encoding,
-) -> Vec<lsp_types::Diagnostic> {
+) -> Vec<(lsp_types::Diagnostic, Option<Fix>)> {
     let idx = LineIndex::new(text, enc);
     report
         .findings
@@ -69,7 +67,7 @@ pub fn diagnostics(
             if let Some(t) = &d.source_template {
                 related.push(at(format!("rendered from {t}")));
             }
-            let fix = d.fix.as_ref().map(|x| FixData {
+            let fix = d.fix.as_ref().map(|x| Fix {
                 title: x.title.clone(),
                 applicability: x.applicability,
                 edits: x
@@ -81,7 +79,7 @@ pub fn diagnostics(
                     })
                     .collect(),
             });
-            lsp_types::Diagnostic {
+            let diagnostic = lsp_types::Diagnostic {
                 range,
                 severity: Some(severity(d.severity)),
                 code: Some(NumberOrString::String(d.code.to_string())),
@@ -93,8 +91,9 @@ pub fn diagnostics(
                 message: d.message.clone(),
                 related_information: (!related.is_empty()).then_some(related),
                 tags: None,
-                data: fix.map(|f| serde_json::to_value(Data { fix: Some(f) }).unwrap_or_default()),
-            }
+                data: None,
+            };
+            (diagnostic, fix)
         })
         .collect()
 }
@@ -114,9 +113,12 @@ fn edit(uri: &Uri, edits: Vec<TextEdit>) -> WorkspaceEdit {
     }
 }
 
+/// The actions for a request; `published` is what was published for the document last, where
+/// the fixes of the diagnostics the client sends back are found.
 pub fn code_actions(
     p: &CodeActionParams,
     text: &str,
+    published: Option<&Published>,
     cfg: &Config,
     enc: Encoding,
     run: &Run,
@@ -133,12 +135,7 @@ pub fn code_actions(
         let lines = LineIndex::new(text, enc);
         let nl = if text.contains("\r\n") { "\r\n" } else { "\n" };
         for d in ours {
-            let fix = d
-                .data
-                .clone()
-                .and_then(|v| serde_json::from_value::<Data>(v).ok())
-                .and_then(|data| data.fix);
-            if let Some(fix) = fix {
+            if let Some(fix) = published.and_then(|p| p.fix_for(d)).cloned() {
                 let safe = fix.applicability == Applicability::Safe;
                 out.push(CodeActionOrCommand::CodeAction(CodeAction {
                     title: if safe {

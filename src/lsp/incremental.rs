@@ -7,10 +7,12 @@
 //! added or removed.
 //!
 //! Once the lint is partial, what a keystroke costs is mostly the notification: every diagnostic
-//! of the file goes out again (a megabyte for a file of 20,000 lines), and building and serializing
-//! a `serde_json::Value` for each fix's `data` cost more than the lint. So each diagnostic is kept
-//! as the JSON it was sent as, and one of an untouched document is sent again as those bytes, its
-//! line numbers moved in place when the edit added or removed lines.
+//! of the file goes out again (most of a megabyte for a file of 20,000 lines), which the server
+//! writes and the client reads and parses. So each diagnostic is kept as the JSON it was sent as,
+//! and one of an untouched document is sent again as those bytes, its line numbers moved in place
+//! when the edit added or removed lines. A diagnostic's fix is not sent at all (it was a third of
+//! the notification): it is kept here beside the diagnostic's JSON, moved with it, and the code
+//! action request looks it up by the diagnostic the client sends back.
 //!
 //! What one document's findings may rest on beyond itself is kept in the linted text or avoided:
 //! - LimitRanges, VPAs and ConfigMaps are gathered file-wide: every document that names one of
@@ -31,8 +33,10 @@
 
 use std::ops::Range;
 
-use lsp_types::Diagnostic;
+use lsp_types::{Diagnostic, NumberOrString, Position, TextEdit};
 use memchr::memmem;
+
+use super::actions::Fix;
 
 /// Kinds whose objects are gathered from the whole file (see `lint::check_file`).
 const FILE_WIDE_KINDS: [&str; 3] = ["LimitRange", "VerticalPodAutoscaler", "ConfigMap"];
@@ -44,10 +48,26 @@ pub(super) struct Item {
     /// Its text names a line of the file ("first on line 12"): moving its positions would not
     /// move that, so an edit that moves it lints the whole file.
     names_lines: bool,
+    fix: Option<Box<Fixable>>,
+}
+
+/// A fixable diagnostic as the client will send it back with a code action request (its range,
+/// code and message), and its fix.
+struct Fixable {
+    range: lsp_types::Range,
+    code: Option<NumberOrString>,
+    message: Box<str>,
+    fix: Fix,
+}
+
+impl Fixable {
+    fn is(&self, d: &Diagnostic) -> bool {
+        self.range == d.range && self.code == d.code && *self.message == *d.message
+    }
 }
 
 impl Item {
-    pub fn new(d: &Diagnostic) -> Item {
+    pub fn new(d: &Diagnostic, fix: Option<&Fix>) -> Item {
         let names_line = |t: &str| {
             memmem::find_iter(t.as_bytes(), b"line ")
                 .any(|i| t.as_bytes().get(i + 5).is_some_and(u8::is_ascii_digit))
@@ -61,6 +81,14 @@ impl Item {
             line: d.range.start.line,
             json: serde_json::to_vec(d).unwrap_or_default().into_boxed_slice(),
             names_lines,
+            fix: fix.map(|fix| {
+                Box::new(Fixable {
+                    range: d.range,
+                    code: d.code.clone(),
+                    message: d.message.as_str().into(),
+                    fix: fix.clone(),
+                })
+            }),
         }
     }
 }
@@ -70,7 +98,8 @@ impl Item {
 pub(super) struct Published {
     pub text: String,
     pub items: Vec<Item>,
-    /// Whether one of them is GK000 (invalid YAML): where a document ends is then not certain.
+    /// Whether one of them is GK000 (invalid YAML): where a document ends is then not certain;
+    /// or the next lint must be whole for another reason.
     invalid: bool,
     /// Bytes at the start and at the end of the current text that are unchanged since `text`.
     pub same: (usize, usize),
@@ -85,6 +114,21 @@ impl Published {
             invalid,
             same: (len, len),
         }
+    }
+
+    /// The fix of a diagnostic published here, as the client sends it back.
+    pub fn fix_for(&self, d: &Diagnostic) -> Option<&Fix> {
+        self.items
+            .iter()
+            .filter_map(|i| i.fix.as_deref())
+            .find(|f| f.is(d))
+            .map(|f| &f.fix)
+    }
+
+    /// Lint the whole text next time (what the other files say changed), keeping what was
+    /// published until then for code actions.
+    pub fn lint_whole_next(&mut self) {
+        self.invalid = true;
     }
 
     /// Record that the bytes `range` of the current text (`len` bytes long) were replaced.
@@ -109,7 +153,7 @@ impl Plan {
     /// The diagnostics of the whole new text: those of the partial lint on the re-linted lines,
     /// and the ones published last elsewhere (taken from `last`), moved by the lines the edit
     /// added or removed.
-    pub fn merge(&self, last: Vec<Item>, fresh: &[Diagnostic]) -> Vec<Item> {
+    pub fn merge(&self, last: Vec<Item>, fresh: &[(Diagnostic, Option<Fix>)]) -> Vec<Item> {
         let (first, old_end) = (self.old_lines.start, self.old_lines.end);
         let shift = i64::from(self.new_lines.end) - i64::from(old_end);
         let mut out = Vec::with_capacity(last.len() + fresh.len());
@@ -121,8 +165,8 @@ impl Plan {
         out.extend(
             fresh
                 .iter()
-                .filter(|d| self.new_lines.contains(&d.range.start.line))
-                .map(Item::new),
+                .filter(|(d, _)| self.new_lines.contains(&d.range.start.line))
+                .map(|(d, fix)| Item::new(d, fix.as_ref())),
         );
         if old_end != u32::MAX {
             out.extend(
@@ -134,9 +178,9 @@ impl Plan {
     }
 }
 
-/// Move every position at or after line `from` by `shift` lines: the diagnostic's range, its
-/// related places and its fix's edits, each a `"line":N` in its JSON (a string holds a quote only
-/// escaped, so the pattern is never text).
+/// Move every position at or after line `from` by `shift` lines: the diagnostic's range and its
+/// related places, each a `"line":N` in its JSON (a string holds a quote only escaped, so the
+/// pattern is never text), and its fix's edits.
 fn shifted(item: Item, from: u32, shift: i64) -> Item {
     const KEY: &[u8] = b"\"line\":";
     if shift == 0 {
@@ -168,10 +212,25 @@ fn shifted(item: Item, from: u32, shift: i64) -> Item {
     } else {
         item.line
     };
+    let moved = |p: &mut Position| {
+        if p.line >= from {
+            p.line = (i64::from(p.line) + shift) as u32;
+        }
+    };
+    let fix = item.fix.map(|mut f| {
+        moved(&mut f.range.start);
+        moved(&mut f.range.end);
+        for TextEdit { range, .. } in &mut f.fix.edits {
+            moved(&mut range.start);
+            moved(&mut range.end);
+        }
+        f
+    });
     Item {
         line,
         json: json.into_boxed_slice(),
         names_lines: item.names_lines,
+        fix,
     }
 }
 

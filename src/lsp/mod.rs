@@ -284,7 +284,14 @@ impl Server {
                     return Ok(Value::Array(Vec::new()));
                 }
                 let (cfg, _) = self.config_for(&uri, out);
-                let list = actions::code_actions(&p, &doc.text, &cfg, self.encoding, &self.run);
+                let list = actions::code_actions(
+                    &p,
+                    &doc.text,
+                    doc.last.as_ref(),
+                    &cfg,
+                    self.encoding,
+                    &self.run,
+                );
                 Ok(serde_json::to_value(list).unwrap_or(Value::Null))
             }
             other => Err((
@@ -525,8 +532,8 @@ impl Server {
 
     /// Lint every open document again, whole: what the others say may have changed.
     fn relint_all(&mut self) {
-        for doc in self.docs.values_mut() {
-            doc.last = None;
+        for last in self.docs.values_mut().filter_map(|d| d.last.as_mut()) {
+            last.lint_whole_next();
         }
         let uris: Vec<String> = self.docs.keys().cloned().collect();
         for uri in uris {
@@ -669,10 +676,13 @@ impl Server {
             }
             None => {
                 let diags = diagnostics_in(&parsed, &text, &cfg, enc, &mut self.run);
-                let invalid = diags.iter().any(|d| {
+                let invalid = diags.iter().any(|(d, _)| {
                     matches!(&d.code, Some(lsp_types::NumberOrString::String(c)) if c == "GK000")
                 });
-                let items = diags.iter().map(incremental::Item::new).collect();
+                let items = diags
+                    .iter()
+                    .map(|(d, fix)| incremental::Item::new(d, fix.as_ref()))
+                    .collect();
                 incremental::Published::new(text, items, invalid)
             }
         };
@@ -700,6 +710,24 @@ pub fn document_diagnostics(
     enc: Encoding,
 ) -> Vec<lsp_types::Diagnostic> {
     diagnostics_in(uri, text, cfg, enc, &mut Run::session(Overrides::default()))
+        .into_iter()
+        .map(|(d, _)| d)
+        .collect()
+}
+
+/// The title and edits of each quick fix of [`document_diagnostics`] (`None` for a diagnostic
+/// without one), in their order: what the server's code actions on its published diagnostics
+/// must give, after any number of incremental edits.
+pub fn document_fixes(
+    uri: &lsp_types::Uri,
+    text: &str,
+    cfg: &Config,
+    enc: Encoding,
+) -> Vec<Option<(String, Vec<lsp_types::TextEdit>)>> {
+    diagnostics_in(uri, text, cfg, enc, &mut Run::session(Overrides::default()))
+        .into_iter()
+        .map(|(_, fix)| fix.map(|f| (f.title, f.edits)))
+        .collect()
 }
 
 /// The diagnostics of a document in the session `run`.
@@ -709,7 +737,7 @@ fn diagnostics_in(
     cfg: &Config,
     enc: Encoding,
     run: &mut Run,
-) -> Vec<lsp_types::Diagnostic> {
+) -> Vec<(lsp_types::Diagnostic, Option<actions::Fix>)> {
     // Other YAML in the editor stays quiet, and so does a template that is not YAML: the lint
     // judges only manifests (see `lint::only_manifests` and `lint::only_yaml`), as the command
     // line does.
