@@ -12,9 +12,18 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// What each file held at the revision: its bytes, or None when it did not exist there.
+/// What each file held at the revision: its blob, or None when it did not exist there.
 pub struct AtRev {
-    pub files: HashMap<PathBuf, Option<Vec<u8>>>,
+    pub files: HashMap<PathBuf, Option<Blob>>,
+}
+
+/// A file's content at the revision.
+#[derive(Debug, Clone)]
+pub enum Blob {
+    Bytes(Vec<u8>),
+    /// Larger than any input is read (this many bytes): not read, reported as a file that size
+    /// is.
+    OverCap(u64),
 }
 
 fn git(dir: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
@@ -161,7 +170,7 @@ fn renames(root: &Path, commit: &str) -> Result<HashMap<Vec<u8>, Vec<u8>>, Strin
 /// The content of each path (relative to `repo`'s root) in the tree of `treeish`. A path inside
 /// a submodule is read from the submodule's own repository at the commit the tree records for
 /// it, so an unchanged submodule has no new findings.
-fn in_tree(repo: &Path, treeish: &str, paths: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>, String> {
+fn in_tree(repo: &Path, treeish: &str, paths: &[&[u8]]) -> Result<Vec<Option<Blob>>, String> {
     let mut out = vec![None; paths.len()];
     if paths.is_empty() {
         return Ok(out);
@@ -225,7 +234,7 @@ fn in_tree(repo: &Path, treeish: &str, paths: &[&[u8]]) -> Result<Vec<Option<Vec
 fn cat_blobs<'a>(
     repo: &Path,
     ids: impl Iterator<Item = &'a str>,
-) -> Result<Vec<Option<Vec<u8>>>, String> {
+) -> Result<Vec<Option<Blob>>, String> {
     let requests: Vec<String> = ids.map(|id| format!("{id}\n")).collect();
     if requests.is_empty() {
         return Ok(Vec::new());
@@ -250,7 +259,7 @@ fn cat_blobs<'a>(
         }
     });
     let mut out = BufReader::new(child.stdout.take().ok_or("git cat-file has no output")?);
-    let cap = crate::source::MAX_FILE_BYTES + 1;
+    let cap = crate::source::MAX_STREAM_BYTES;
     let mut blobs = Vec::with_capacity(count);
     let mut header = String::new();
     for _ in 0..count {
@@ -260,7 +269,7 @@ fn cat_blobs<'a>(
         match words.as_slice() {
             [_, "blob", size] => {
                 let size: u64 = size.parse().map_err(|_| "git cat-file: bad size")?;
-                let kept = size.min(cap);
+                let kept = if size > cap { 0 } else { size };
                 let mut blob = Vec::with_capacity(kept as usize);
                 (&mut out)
                     .take(kept)
@@ -273,7 +282,11 @@ fn cat_blobs<'a>(
                 if blob.len() as u64 != kept || skipped != rest {
                     return Err("git cat-file ended early".into());
                 }
-                blobs.push(Some(blob));
+                blobs.push(Some(if size > cap {
+                    Blob::OverCap(size)
+                } else {
+                    Blob::Bytes(blob)
+                }));
             }
             // Not a blob there.
             _ => blobs.push(None),

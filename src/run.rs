@@ -881,14 +881,24 @@ pub fn only_new(
         let Origin::File(path) = &r.origin else {
             return;
         };
-        let Some(Some(bytes)) = then.files.get(path) else {
+        let Some(Some(blob)) = then.files.get(path) else {
             // No such file at the revision: everything in it is new.
             return;
         };
         let mut counts = crate::baseline::Counts::new();
         if let Ok(cfg) = p.finder.for_file(path) {
             // Linted under today's name, so that fingerprints compare across a rename.
-            let old = match Source::decode(r.origin.clone(), bytes.clone()) {
+            let decoded = match blob {
+                crate::baseline::Blob::Bytes(bytes) => {
+                    Source::decode(r.origin.clone(), bytes.clone())
+                }
+                crate::baseline::Blob::OverCap(bytes) => Err(Box::new(DecodeFailure {
+                    origin: r.origin.clone(),
+                    error: crate::source::DecodeError::TooLarge { bytes: *bytes },
+                    bytes: Vec::new(),
+                })),
+            };
+            let old = match decoded {
                 Ok(src) => crate::stream::lint(src, &cfg, &p.sel, &p.project),
                 Err(failure) => decode_failure(*failure),
             };
