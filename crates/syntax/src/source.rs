@@ -15,9 +15,10 @@ use std::path::PathBuf;
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Above this many bytes a stream of documents is linted a group of documents at a time (the
-/// linter's `stream` module). Below it a whole-file tree is small, and the path stays the one
-/// every small file takes.
-pub const STREAM_ABOVE: usize = 8 << 20;
+/// linter's `stream` module). Below it the whole-file tree stays under about 250 MB, and the
+/// path is the one every small file takes, which parses on every core (the grouped path took
+/// 1.46× as long on a 10.6 MB stream of 10,000 documents).
+pub const STREAM_ABOVE: usize = 16 << 20;
 
 /// Largest input we read. A stream of documents (`kubectl get -A -o yaml` of a large cluster) is
 /// linted a group of documents at a time, so memory follows its text, which stays in memory once.
