@@ -106,7 +106,7 @@ fn unloadable(dir: &Path, seen: &mut BTreeSet<PathBuf>, depth: usize) -> Option<
         match std::fs::metadata(p) {
             Err(_) => return Some(format!("{}, which is not there", names(p))),
             Ok(m) if m.is_dir() => {
-                if outline(p).is_none() {
+                if !crate::k8s::kustomize::has_kustomization(p) {
                     return Some(format!("{}, a directory without a kustomization", names(p)));
                 }
                 if let Some(why) = unloadable(p, seen, depth + 1) {

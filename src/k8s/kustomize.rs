@@ -140,6 +140,12 @@ pub fn is_kustomization_file(path: &Path) -> bool {
         .is_some_and(|n| NAMES.contains(&n))
 }
 
+/// Whether `dir` holds a kustomization file, whether or not it can be read (one too large for
+/// [`outline`] is still one).
+pub fn has_kustomization(dir: &Path) -> bool {
+    NAMES.iter().any(|n| dir.join(n).is_file())
+}
+
 /// The containers a patched base object already has, by the object's kind and name.
 #[derive(Debug)]
 struct BaseObject {

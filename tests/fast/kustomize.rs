@@ -318,3 +318,25 @@ fn an_overlay_naming_a_missing_file_is_refused_before_any_build() {
         "{v}"
     );
 }
+
+#[test]
+fn a_base_whose_kustomization_is_too_large_to_read_is_not_called_missing() {
+    // The linter reads kustomizations up to 1 MiB; one past that is still a kustomization, and
+    // Kustomize may build it: the overlay goes to the build (here: no tool, so exit 2), not
+    // refused as naming a directory without one.
+    let dir = overlay_tree("  - ../../base\n");
+    let padding = format!("# {}\n", "x".repeat(100)).repeat(11_000);
+    std::fs::write(
+        dir.path().join("base/kustomization.yaml"),
+        format!("{padding}resources:\n  - deployment.yaml\n"),
+    )
+    .unwrap();
+    let out = lint_without_tools(dir.path(), &[]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        !v.to_string()
+            .contains("a directory without a kustomization"),
+        "{v}"
+    );
+    assert_eq!(out.status.code(), Some(2), "{v}");
+}
