@@ -10,7 +10,7 @@ use super::lint::{prepare, report, LintArgs};
 use crate::diagnostic::Applicability;
 use crate::error::Error;
 use crate::fix::engine::{fix_source, Failure, Outcome};
-use crate::fix::write::Writer;
+use crate::fix::write::{Queue, Writer};
 use crate::lint::{decode_failure, lint_source_with, FileReport};
 use crate::output::FixedOut;
 use crate::run::Run;
@@ -127,7 +127,8 @@ pub fn run(mut a: FixArgs) -> i32 {
     }
     let writer = Writer::cleaning_up_on_signals();
     let each = |loaded: Result<Source, Box<crate::source::DecodeFailure>>,
-                cfg: &crate::config::Config| match loaded {
+                cfg: &crate::config::Config,
+                queue: Option<&Queue<'_>>| match loaded {
         Err(failure) => FileFix::undecodable(decode_failure(*failure)),
         // Standard input is fixed on its own (above): a text named so here is a chart's render
         // or a Kustomize build.
@@ -140,25 +141,44 @@ pub fn run(mut a: FixArgs) -> i32 {
         Ok(src) => settle(
             &a,
             fix_source(src, cfg, &p.sel, &p.project, a.unsafe_fixes),
-            cfg,
-            &p,
-            &writer,
+            queue,
         ),
     };
-    // Files that are written are fixed on more threads than cores: a write waits for the disk.
-    // Never more threads than files, though: each thread's heap reserves address space, and a
-    // single large stream fixed under an address-space limit (`ulimit -v`) must still fit.
-    let writes = !a.check && !a.diff && p.inputs.len() > 1;
-    let pool = writes.then(|| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(Writer::threads().min(p.inputs.len()))
-            .build()
-    });
-    let (mut results, errors) = match pool {
-        Some(Ok(pool)) => pool.install(|| p.map_inputs(each)),
-        _ => p.map_inputs(each),
+    // Files are fixed on one thread per core and written on more: a write waits for the disk.
+    // Never more writing threads than files, though: a single large stream fixed under an
+    // address-space limit (`ulimit -v`) must still fit.
+    let ((mut results, errors), unwritten) = if a.check || a.diff {
+        (p.map_inputs(|l, c| each(l, c, None)), Vec::new())
+    } else {
+        let threads = Writer::threads().min(p.inputs.len());
+        writer.writing(threads, |q| p.map_inputs(|l, c| each(l, c, Some(q))))
     };
     writer.finish();
+    for u in unwritten {
+        let Some(f) = results
+            .iter_mut()
+            .find(|r| matches!(&r.report.origin, Origin::File(path) if *path == u.path))
+        else {
+            continue;
+        };
+        // Nothing was written: report the original's findings, not the fixed text's.
+        f.error = Some(format!("not fixed: {}", u.error));
+        f.changed = false;
+        f.fixed.clear();
+        match p.finder.for_file(&u.path) {
+            Ok(cfg) => {
+                f.report = lint_source_with(
+                    Source::from_text(f.report.origin.clone(), u.original),
+                    &cfg,
+                    &p.sel,
+                    &p.project,
+                    |_, _, _| {},
+                )
+            }
+            // Found once already for this file; if it now cannot be, say so with the rest.
+            Err(e) => f.error = Some(format!("not fixed: {}; {e}", u.error)),
+        }
+    }
     // What the overlays make of the fixed files: built again once every file is written.
     let mut rebuilt_errors = Vec::new();
     if !a.check && !a.diff && results.iter().any(|r| r.changed) {
@@ -254,14 +274,9 @@ pub fn run(mut a: FixArgs) -> i32 {
     code
 }
 
-/// Turn the engine's outcome into a written file (or a diff) and what is left to report.
-fn settle(
-    a: &FixArgs,
-    o: Outcome,
-    cfg: &crate::config::Config,
-    p: &Run,
-    writer: &Writer,
-) -> FileFix {
+/// Turn the engine's outcome into a file handed to the writers (or a diff) and what is left to
+/// report.
+fn settle(a: &FixArgs, o: Outcome, queue: Option<&Queue<'_>>) -> FileFix {
     let name = o.remaining.name.clone();
     let (mut f, o) = FileFix::from_outcome(o);
     match o.error {
@@ -275,23 +290,8 @@ fn settle(
     }
     if a.diff {
         f.diff = Some(unified_diff(&name, &o.original, &o.text));
-    } else if !a.check {
-        let Origin::File(path) = &f.report.origin else {
-            return f;
-        };
-        if let Err(e) = writer.write(path, o.original.as_bytes(), &o.text) {
-            // Nothing was written: report the original's findings, not the fixed text's.
-            f.error = Some(format!("not fixed: {e}"));
-            f.changed = false;
-            f.fixed.clear();
-            f.report = lint_source_with(
-                Source::from_text(f.report.origin.clone(), o.original),
-                cfg,
-                &p.sel,
-                &p.project,
-                |_, _, _| {},
-            );
-        }
+    } else if let (Some(queue), Origin::File(path)) = (queue, &f.report.origin) {
+        queue.push(path.clone(), o.original, o.text);
     }
     f
 }

@@ -18,8 +18,10 @@
 //!   once per file renamed into it. Until then a crash can undo a rename, which leaves that file
 //!   as it was: one of the two states a file may be in. The run reports its files fixed only
 //!   after the flush.
-//! - The callers write many files at once ([`Writer::threads`]): a flush waits for the disk, not the
-//!   CPU, and a journaling file system commits the flushes that wait together in one go.
+//! - Many files are written at once, on threads of their own ([`Writer::writing`]): a flush waits
+//!   for the disk, not the CPU, and a journaling file system commits the flushes that wait
+//!   together in one go. The fixing stays on one thread per core meanwhile: threads that fix
+//!   allocate, and each extra one costs fresh pages the kernel has to clear.
 //!
 //! A rename gives the path a new file, so a file with other names (hard links) would keep its old
 //! text under them, and a pipe or device would be replaced by a regular file: both are left alone
@@ -144,6 +146,49 @@ impl Writer {
         (cores * 4).max(16)
     }
 
+    /// Run `produce` while `threads` threads of their own write what it hands to the [`Queue`],
+    /// so that the caller's threads go on fixing while the writes wait for the disk. Returns what
+    /// `produce` returned and the writes that failed; every write is done when this returns.
+    pub fn writing<R>(
+        &self,
+        threads: usize,
+        produce: impl FnOnce(&Queue<'_>) -> R,
+    ) -> (R, Vec<Unwritten>) {
+        let failed = Mutex::new(Vec::new());
+        // A short queue: a fixed text waits in memory only until a thread is free to write it.
+        let threads = threads.max(1);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Pending>(threads);
+        let rx = Mutex::new(rx);
+        let out = std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(|| loop {
+                    let next = lock(&rx).recv();
+                    let Ok(job) = next else { break };
+                    self.write_pending(job, &failed);
+                });
+            }
+            let queue = Queue {
+                tx,
+                writer: self,
+                failed: &failed,
+            };
+            produce(&queue)
+            // `queue` is dropped here, which ends the threads once the queue is empty.
+        });
+        let failed = failed.into_inner().unwrap_or_else(|e| e.into_inner());
+        (out, failed)
+    }
+
+    fn write_pending(&self, job: Pending, failed: &Mutex<Vec<Unwritten>>) {
+        if let Err(error) = self.write(&job.path, job.original.as_bytes(), &job.text) {
+            lock(failed).push(Unwritten {
+                path: job.path,
+                original: job.original,
+                error,
+            });
+        }
+    }
+
     /// Make every rename so far durable: flush each directory written into once. Errors are not
     /// reported, as not every file system lets a directory be flushed.
     pub fn finish(&self) {
@@ -201,6 +246,43 @@ impl Drop for Writer {
             signal_hook::low_level::unregister(xfsz);
         }
     }
+}
+
+/// Where the threads that fix hand their files to the threads that write ([`Writer::writing`]).
+pub struct Queue<'w> {
+    tx: std::sync::mpsc::SyncSender<Pending>,
+    writer: &'w Writer,
+    failed: &'w Mutex<Vec<Unwritten>>,
+}
+
+impl Queue<'_> {
+    /// Write `text` over the file at `path`, whose content was `original` when it was read; waits
+    /// while every writing thread is busy and the queue is full.
+    pub fn push(&self, path: PathBuf, original: String, text: String) {
+        if let Err(std::sync::mpsc::SendError(job)) = self.tx.send(Pending {
+            path,
+            original,
+            text,
+        }) {
+            // No thread left to write (they only end with the queue): write here rather than
+            // lose the fix.
+            self.writer.write_pending(job, self.failed);
+        }
+    }
+}
+
+struct Pending {
+    path: PathBuf,
+    original: String,
+    text: String,
+}
+
+/// A write that failed; the file is as it was.
+pub struct Unwritten {
+    pub path: PathBuf,
+    /// The text that was read, and is still the file's.
+    pub original: String,
+    pub error: WriteError,
 }
 
 /// A temporary file, known to its [`Writer`] while it lives: dropped once the file was renamed
