@@ -134,8 +134,7 @@ pub fn printable_lines(s: &str) -> std::borrow::Cow<'_, str> {
 pub fn printable_lines_shifted(s: &str) -> (std::borrow::Cow<'_, str>, Vec<(usize, usize)>) {
     // Most text is printable ASCII, tabs and line feeds: nothing acts there but a `::` that
     // starts a line, and a byte scan says so faster than a walk over the characters.
-    let plain = |b: &u8| matches!(b, b' '..=b'~' | b'\t' | b'\n');
-    if s.as_bytes().iter().all(plain) && !s.contains("::") {
+    if all_plain(s.as_bytes()) && !s.contains("::") {
         return (std::borrow::Cow::Borrowed(s), Vec::new());
     }
     let mut shifts = Vec::new();
@@ -145,6 +144,15 @@ pub fn printable_lines_shifted(s: &str) -> (std::borrow::Cow<'_, str>, Vec<(usiz
         _ => true,
     });
     (text, shifts)
+}
+
+/// Whether every byte is printable ASCII, a tab or a line feed. The bytes are tested in blocks
+/// without stopping at the first that is not (so the compiler tests many at once): a whole file
+/// is scanned so for every file a human report quotes.
+fn all_plain(b: &[u8]) -> bool {
+    let plain = |b: u8| (b' '..=b'~').contains(&b) | (b == b'\t') | (b == b'\n');
+    b.chunks(64)
+        .all(|block| block.iter().fold(true, |ok, &b| ok & plain(b)))
 }
 
 /// `\n`, `\u{1b}`: Rust's escape, which every character that [`acts`] gets.
@@ -252,6 +260,23 @@ pub fn push_debug(out: &mut String, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The block scan says what a byte-by-byte test says, for every byte at every place of a
+    /// block, first, last and past the first block.
+    #[test]
+    fn the_block_scan_of_plain_bytes_agrees_with_each_byte() {
+        for byte in 0..=255u8 {
+            let plain = matches!(byte, b' '..=b'~' | b'\t' | b'\n');
+            for len in [1, 63, 64, 65, 130] {
+                for at in [0, len / 2, len - 1] {
+                    let mut text = vec![b'a'; len];
+                    text[at] = byte;
+                    assert_eq!(all_plain(&text), plain, "byte {byte} at {at} of {len}");
+                }
+            }
+        }
+        assert!(all_plain(b""));
+    }
 
     /// The index must agree with counting from the start, for every offset and every count, in
     /// texts longer than a stride with characters of every width.

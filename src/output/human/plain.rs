@@ -152,40 +152,45 @@ struct Piece {
 /// a line, spaces where the rules keep the words together).
 fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> Option<()> {
     let mut rows = 0usize;
+    let mut pieces = Vec::new();
     for line in text.split('\n') {
-        let pieces = pieces(line)?;
+        let mut emit = |out: &mut String, shown: &str| {
+            out.push_str(if rows == 0 { first } else { rest });
+            out.push_str(shown);
+            out.push('\n');
+            rows += 1;
+        };
+        // A line that fits is one row, wherever it could break: only its characters matter.
+        if line.len() <= width {
+            if line.starts_with(' ') || !line.bytes().all(|c| SIMPLE[c as usize]) {
+                return None;
+            }
+            emit(out, line.trim_end_matches(' '));
+            continue;
+        }
+        cut(line, &mut pieces)?;
         if pieces.iter().any(|p| p.end - p.start > width) {
             return None;
         }
         // textwrap puts an empty word first, which takes no room.
-        let mut row_start: Option<usize> = None;
-        let mut row_end = 0;
+        let mut row: Option<(usize, usize)> = None;
         let mut used = 0;
-        let mut emit = |out: &mut String, from: Option<usize>, to: usize| {
-            out.push_str(if rows == 0 { first } else { rest });
-            if let Some(from) = from {
-                out.push_str(&line[from..to]);
-            }
-            out.push('\n');
-            rows += 1;
-        };
         for p in &pieces {
             let wide = p.end - p.start;
-            if used + wide > width && row_start.is_some() {
-                emit(out, row_start, row_end);
-                row_start = None;
+            if let Some((from, to)) = row.filter(|_| used + wide > width) {
+                emit(out, &line[from..to]);
+                row = None;
                 used = 0;
             }
-            row_start.get_or_insert(p.start);
-            row_end = p.end;
+            row = Some((row.map_or(p.start, |(from, _)| from), p.end));
             used += p.spaces_end - p.start;
         }
-        emit(out, row_start, row_end);
+        emit(out, row.map_or("", |(from, to)| &line[from..to]));
     }
     Some(())
 }
 
-/// The bytes [`pieces`] knows the line-break rules of: letters, digits, the space and some
+/// The bytes [`cut`] knows the line-break rules of: letters, digits, the space and some
 /// punctuation.
 static SIMPLE: [bool; 256] = {
     let mut t = [false; 256];
@@ -203,31 +208,44 @@ static SIMPLE: [bool; 256] = {
     t
 };
 
-/// The fragments of one line (see [`fill`]), or `None` when it is not that simple. Where the
-/// Unicode rules let a line break between these characters: after spaces (but not before a
-/// slash, a separator or a closing mark, and not when an opening bracket comes before them), and
-/// after a slash or a bar followed by a letter. Nowhere else: not before a closing mark, a slash
-/// or a bar, not around `+` and `%` next to letters and digits. Whatever depends on rules this
-/// does not follow (digits after a slash) is left to textwrap.
-fn pieces(line: &str) -> Option<Vec<Piece>> {
+/// The fragments of one line (see [`fill`]) into `out`, or `None` when it is not that simple.
+/// Where the Unicode rules let a line break between these characters: after spaces (but not
+/// before a slash, a separator or a closing mark, and not when an opening bracket comes before
+/// them), and after a slash or a bar followed by a letter. Nowhere else: not before a closing
+/// mark, a slash or a bar, not around `+` and `%` next to letters and digits. Whatever depends on
+/// rules this does not follow (digits after a slash) is left to textwrap.
+fn cut(line: &str, out: &mut Vec<Piece>) -> Option<()> {
+    out.clear();
     let b = line.as_bytes();
-    if !b.iter().all(|&c| SIMPLE[c as usize]) || b.first() == Some(&b' ') {
-        return None;
+    match b.first() {
+        Some(b' ') => return None,
+        Some(&c) if !SIMPLE[c as usize] => return None,
+        _ => {}
     }
     let letter = |c: u8| {
         c.is_ascii_alphabetic()
             || matches!(c, b'=' | b'<' | b'>' | b'#' | b'&' | b'*' | b'@' | b'_')
     };
     let closing = |c: u8| matches!(c, b'.' | b',' | b':' | b';' | b')');
-    let mut words = Vec::new();
+    // The word before the one being read is held back: a line that ends with a hyphen joins
+    // them (below).
+    let mut held: Option<std::ops::Range<usize>> = None;
     let mut start = 0;
     let mut last_solid = b.first().copied().unwrap_or(b' ');
-    for i in 1..b.len() {
+    let mut i = 1;
+    while i < b.len() {
         let (p, c) = (b[i - 1], b[i]);
-        // Most of a line: letters and digits, between which no line breaks.
+        // Most of a line: runs of letters and digits, inside which no line breaks.
         if c.is_ascii_alphanumeric() && p.is_ascii_alphanumeric() {
-            last_solid = c;
+            while i + 1 < b.len() && b[i + 1].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            last_solid = b[i];
+            i += 1;
             continue;
+        }
+        if !SIMPLE[c as usize] {
+            return None;
         }
         let cut = match (p, c) {
             (_, b' ') => false,
@@ -255,43 +273,53 @@ fn pieces(line: &str) -> Option<Vec<Piece>> {
             _ => false,
         };
         if cut {
-            words.push(start..i);
+            if let Some(w) = held.replace(start..i) {
+                split_word(b, w, out);
+            }
             start = i;
         }
         if c != b' ' {
             last_solid = c;
         }
+        i += 1;
     }
     // textwrap drops the break before the last word when a line ends with a hyphen (it drops
     // the last opportunity it keeps, meaning the one at the end, which it dropped already).
-    if b.last() == Some(&b'-') && start > 0 {
-        start = words.pop().map_or(0, |w| w.start);
+    if b.last() == Some(&b'-') {
+        if let Some(w) = held.take() {
+            start = w.start;
+        }
+    }
+    if let Some(w) = held {
+        split_word(b, w, out);
     }
     if start < b.len() {
-        words.push(start..b.len());
+        split_word(b, start..b.len(), out);
     }
-    // Each word split after its hyphens that stand between letters or digits.
-    let mut pieces = Vec::with_capacity(words.len() + 4);
-    for w in words {
-        let word = &line[w.clone()];
-        let end = w.start + word.trim_end_matches(' ').len();
-        let mut from = w.start;
-        for i in w.start + 1..end.saturating_sub(1) {
-            if b[i] == b'-' && b[i - 1].is_ascii_alphanumeric() && b[i + 1].is_ascii_alphanumeric()
-            {
-                pieces.push(Piece {
-                    start: from,
-                    end: i + 1,
-                    spaces_end: i + 1,
-                });
-                from = i + 1;
-            }
+    Some(())
+}
+
+/// A word as pieces: split after its hyphens that stand between letters or digits, the spaces
+/// after it belonging to its last piece.
+fn split_word(b: &[u8], w: std::ops::Range<usize>, out: &mut Vec<Piece>) {
+    let mut end = w.end;
+    while end > w.start && b[end - 1] == b' ' {
+        end -= 1;
+    }
+    let mut from = w.start;
+    for i in w.start + 1..end.saturating_sub(1) {
+        if b[i] == b'-' && b[i - 1].is_ascii_alphanumeric() && b[i + 1].is_ascii_alphanumeric() {
+            out.push(Piece {
+                start: from,
+                end: i + 1,
+                spaces_end: i + 1,
+            });
+            from = i + 1;
         }
-        pieces.push(Piece {
-            start: from,
-            end,
-            spaces_end: w.end,
-        });
     }
-    Some(pieces)
+    out.push(Piece {
+        start: from,
+        end,
+        spaces_end: w.end,
+    });
 }
