@@ -172,7 +172,7 @@ pub struct Human {
     handler: GraphicalReportHandler,
     /// Without colour, most findings are written by [`plain`], as miette would draw them.
     color: bool,
-    width: usize,
+    wrapping: plain::Wrapping,
     summary: bool,
 }
 
@@ -189,7 +189,7 @@ impl Human {
                 .with_links(false)
                 .with_context_lines(1),
             color: opts.color,
-            width: opts.width,
+            wrapping: plain::Wrapping::new(opts.width),
             summary: opts.summary,
         }
     }
@@ -342,7 +342,7 @@ fn render(
     };
     let report = build(&r.name, shown, f);
     if !human.color {
-        if let Some(s) = plain::render(&report, human.width) {
+        if let Some(s) = plain::render(&report, &human.wrapping) {
             return Ok(s);
         }
     }
@@ -533,7 +533,8 @@ mod tests {
                     let mut theirs = String::new();
                     human.handler.render_report(&mut theirs, &report).unwrap();
                     total += 1;
-                    if let Some(ours) = plain::render(&report, width) {
+                    // The run's own wrapping: texts met before come from what it remembers.
+                    if let Some(ours) = plain::render(&report, &human.wrapping) {
                         assert_eq!(ours, theirs, "{} at width {width}", r.name);
                         by_hand += 1;
                     }
@@ -631,7 +632,7 @@ mod tests {
             };
             let mut theirs = String::new();
             human.handler.render_report(&mut theirs, &report).unwrap();
-            if let Some(ours) = plain::render(&report, width) {
+            if let Some(ours) = plain::render(&report, &plain::Wrapping::new(width)) {
                 assert_eq!(ours, theirs, "{message:?} at width {width}");
                 by_hand += 1;
             }

@@ -5,6 +5,9 @@
 //! this case its output is simple enough to write directly. Anything else returns `None` and is
 //! drawn by miette, so the bytes never depend on which path drew them (the tests compare both).
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use miette::{SourceCode, SourceSpan};
 
 use super::Report;
@@ -14,9 +17,65 @@ const HBAR: char = '─';
 const VBAR: char = '│';
 const VBAR_BREAK: char = '·';
 
-/// The finding as miette's graphical handler (Unicode theme, no colour, one line of context,
-/// `width` columns) draws it, or `None` when it is not the common case.
-pub(super) fn render(report: &Report, width: usize) -> Option<String> {
+/// Where a run's messages and notes are cut into rows, at the widths of its output, remembered by
+/// text: a run's findings repeat a few hundred texts thousands of times (the same limits, the same
+/// fix), and cutting them was most of what this format cost beyond the JSON one. Owned by the
+/// run's [`super::Human`].
+pub(super) struct Wrapping {
+    message: Rows,
+    help: Rows,
+}
+
+impl Wrapping {
+    /// For output `width` columns wide; every indent miette uses here is four or eight columns.
+    pub(super) fn new(width: usize) -> Wrapping {
+        let wrap = width.saturating_sub(2);
+        Wrapping {
+            message: Rows::new(wrap.saturating_sub(4)),
+            help: Rows::new(wrap.saturating_sub(8)),
+        }
+    }
+}
+
+/// The rows of texts at one width, as byte ranges of each text ([`rows`]); `None` for a text
+/// miette must wrap.
+struct Rows {
+    width: usize,
+    known: Mutex<HashMap<Box<str>, Option<Cut>>>,
+}
+
+/// A text's rows, as byte ranges of it.
+type Cut = Arc<[(usize, usize)]>;
+
+/// Texts remembered per width: past this many, new ones are cut each time they come.
+const REMEMBERED: usize = 1 << 14;
+
+impl Rows {
+    fn new(width: usize) -> Rows {
+        Rows {
+            width,
+            known: Mutex::default(),
+        }
+    }
+
+    fn of(&self, text: &str) -> Option<Cut> {
+        let lock = || self.known.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = lock().get(text) {
+            return known.clone();
+        }
+        // Cut outside the lock: the other threads go on meanwhile.
+        let cut: Option<Cut> = rows(text, self.width).map(Arc::from);
+        let mut known = lock();
+        if known.len() < REMEMBERED {
+            known.insert(text.into(), cut.clone());
+        }
+        cut
+    }
+}
+
+/// The finding as miette's graphical handler (Unicode theme, no colour, one line of context, the
+/// width of `wrapping`) draws it, or `None` when it is not the common case.
+pub(super) fn render(report: &Report, wrapping: &Wrapping) -> Option<String> {
     let text = report.source.inner();
     // A lone carriage return, or a finding shown without its neighbours: miette's own reading.
     if text.1 || text.2 {
@@ -30,24 +89,18 @@ pub(super) fn render(report: &Report, width: usize) -> Option<String> {
         miette::Severity::Warning => "⚠",
         miette::Severity::Advice => "☞",
     };
-    // Every indent miette uses here is four or eight columns wide.
-    let wrap = width.saturating_sub(2);
+    let rows = wrapping.message.of(&report.message)?;
     fill(
         &mut out,
         &report.message,
+        &rows,
         &format!("  {icon} "),
         &format!("  {VBAR} "),
-        wrap.saturating_sub(4),
-    )?;
+    );
     snippet(&mut out, report)?;
     if let Some(help) = &report.help {
-        fill(
-            &mut out,
-            help,
-            "  help: ",
-            "        ",
-            wrap.saturating_sub(8),
-        )?;
+        let rows = wrapping.help.of(help)?;
+        fill(&mut out, help, &rows, "  help: ", "        ");
     }
     Some(out)
 }
@@ -145,27 +198,34 @@ struct Piece {
     spaces_end: usize,
 }
 
-/// `text` wrapped as miette wraps it with textwrap (first-fit, words broken where too long, cut
-/// after spaces as the Unicode line-break rules allow and after hyphens inside words), each line
-/// then indented, and a line feed: `None` when a line holds what those rules treat in ways this
-/// does not follow (anything but letters, digits, spaces and some punctuation, a word longer than
-/// a line, spaces where the rules keep the words together).
-fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> Option<()> {
-    let mut rows = 0usize;
+/// `rows` of `text`, each indented (the first by `first`, the others by `rest`) and ended by a
+/// line feed.
+fn fill(out: &mut String, text: &str, rows: &[(usize, usize)], first: &str, rest: &str) {
+    for (i, &(from, to)) in rows.iter().enumerate() {
+        out.push_str(if i == 0 { first } else { rest });
+        out.push_str(&text[from..to]);
+        out.push('\n');
+    }
+}
+
+/// The rows of `text` wrapped as miette wraps it with textwrap at `width` columns (first-fit,
+/// words broken where too long, cut after spaces as the Unicode line-break rules allow and after
+/// hyphens inside words), as byte ranges of `text`: `None` when a line holds what those rules
+/// treat in ways this does not follow (anything but letters, digits, spaces and some
+/// punctuation, a word longer than a line, spaces where the rules keep the words together).
+fn rows(text: &str, width: usize) -> Option<Vec<(usize, usize)>> {
+    let mut rows = Vec::new();
     let mut pieces = Vec::new();
+    let mut at = 0;
     for line in text.split('\n') {
-        let mut emit = |out: &mut String, shown: &str| {
-            out.push_str(if rows == 0 { first } else { rest });
-            out.push_str(shown);
-            out.push('\n');
-            rows += 1;
-        };
+        let base = at;
+        at += line.len() + 1;
         // A line that fits is one row, wherever it could break: only its characters matter.
         if line.len() <= width {
             if line.starts_with(' ') || !line.bytes().all(|c| SIMPLE[c as usize]) {
                 return None;
             }
-            emit(out, line.trim_end_matches(' '));
+            rows.push((base, base + line.trim_end_matches(' ').len()));
             continue;
         }
         cut(line, &mut pieces)?;
@@ -178,16 +238,16 @@ fn fill(out: &mut String, text: &str, first: &str, rest: &str, width: usize) -> 
         for p in &pieces {
             let wide = p.end - p.start;
             if let Some((from, to)) = row.filter(|_| used + wide > width) {
-                emit(out, &line[from..to]);
+                rows.push((base + from, base + to));
                 row = None;
                 used = 0;
             }
             row = Some((row.map_or(p.start, |(from, _)| from), p.end));
             used += p.spaces_end - p.start;
         }
-        emit(out, row.map_or("", |(from, to)| &line[from..to]));
+        rows.push(row.map_or((base, base), |(from, to)| (base + from, base + to)));
     }
-    Some(())
+    Some(rows)
 }
 
 /// The bytes [`cut`] knows the line-break rules of: letters, digits, the space and some
