@@ -4,7 +4,8 @@
 //! (63 MB) peaked near 1 GB.
 //!
 //! The text stays in memory once (positions, fixes and the report need it); each group is parsed,
-//! checked, fingerprinted, positioned and dropped before the next, and only its findings are kept
+//! checked, fingerprinted, positioned and dropped (the next one is parsed meanwhile, so two trees
+//! at most are alive), and only its findings are kept
 //! ([`lint`]), or handed to the writer as they come ([`lint_in_parts`], what `lint --format json`
 //! uses: then not even the findings accumulate). Groups are
 //! cut at the lines the parser itself cuts a stream at ([`crate::yaml::stream_cuts`]), so a group
@@ -177,26 +178,39 @@ pub fn lint_parts_in_groups(
     };
     let text = src.yaml_text();
     let base = src.bom_len;
+    let ranges: Vec<Range<usize>> = group_ranges(text, &cuts).collect();
+    // The first pass parsed every group cleanly; the parse is the same.
+    let parse = |i: usize| {
+        let range = ranges.get(i)?;
+        yaml::parse_group(&text[range.clone()], base + range.start)
+    };
     let mut held: Vec<lint::Finding> = Vec::new();
     let mut stats = Stats::default();
     let mut docs_before = 0;
-    for range in group_ranges(text, &cuts) {
-        // The first pass parsed every group cleanly; the parse is the same.
-        let Some(group) = yaml::parse_group(&text[range.clone()], base + range.start) else {
+    let mut next = parse(0);
+    for (i, range) in ranges.iter().enumerate() {
+        let Some(group) = next.take() else {
             break;
         };
         let docs = group.docs.len();
-        let Some(y) = context.around(&src, cfg, range, docs_before, group) else {
+        let check = || {
+            let y = context.around(&src, cfg, range.clone(), docs_before, group)?;
+            let part_of = Part {
+                own: docs_before..docs_before + docs,
+                layout: Some(layout),
+            };
+            let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
+            crate::fingerprint::set_all(&src.name, &y, &mut found);
+            drop(y);
+            Some((lint::positioned(&src, found), s))
+        };
+        // The next group is parsed while this one is checked: two trees at a time, at most.
+        let (checked, following) = rayon::join(check, || parse(i + 1));
+        next = following;
+        let Some((found, s)) = checked else {
             break;
         };
-        let part_of = Part {
-            own: docs_before..docs_before + docs,
-            layout: Some(layout),
-        };
-        let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
-        crate::fingerprint::set_all(&src.name, &y, &mut found);
-        drop(y);
-        held.extend(lint::positioned(&src, found));
+        held.extend(found);
         stats += s;
         docs_before += docs;
         if stats.objects > 0 && !held.is_empty() {
@@ -217,15 +231,30 @@ pub fn lint_parts_in_groups(
 /// The whole file's layout for fixes, from a pass that only parses each group; None when a group
 /// does not parse cleanly.
 fn layout_of(src: &Source, cuts: &[usize]) -> Option<FileLayout> {
+    use rayon::prelude::*;
     let text = src.yaml_text();
+    let ranges: Vec<Range<usize>> = group_ranges(text, cuts).collect();
     let (mut steps, mut json) = (IndentSteps::default(), false);
-    for range in group_ranges(text, cuts) {
-        let group = yaml::parse_group(&text[range.clone()], src.bom_len + range.start)?;
-        steps.add(&Indents::steps(src, &group));
-        json |= Layout::json(&group);
+    // A few groups side by side (each tree dropped once counted), not all: on many cores, all
+    // the trees at once would be the whole-file tree again.
+    for window in ranges.chunks(LAYOUT_WINDOW) {
+        let counted = window
+            .par_iter()
+            .map(|range| {
+                let group = yaml::parse_group(&text[range.clone()], src.bom_len + range.start)?;
+                Some((Indents::steps(src, &group), Layout::json(&group)))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        for (s, j) in counted {
+            steps.add(&s);
+            json |= j;
+        }
     }
     Some((json, Indents::from_steps(steps)))
 }
+
+/// How many groups [`layout_of`] parses at a time.
+const LAYOUT_WINDOW: usize = 4;
 
 /// The whole-file path, where it is offered.
 fn whole(src: Source, cfg: &Config, sel: &Selection, project: &Project) -> FileReport {
