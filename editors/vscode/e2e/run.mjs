@@ -61,19 +61,51 @@ spec:
 const file = path.join(workspace, "deploy.yaml");
 fs.writeFileSync(file, manifest);
 
-// What the command line writes for the same file: the quick fix must give the same bytes.
-const expectedCopy = path.join(root, "expected.yaml");
-fs.writeFileSync(expectedCopy, manifest);
-try {
-  execFileSync(golint, ["fix", expectedCopy], { stdio: "pipe" });
-} catch (e) {
-  // `fix` exits 1 when problems remain; the text it wrote is still the expectation.
-  if (e.status !== 1) throw e;
+// What the command line writes for the same text: the editor's fixes must give the same bytes.
+function fixedByCli(name, text) {
+  const copy = path.join(root, `expected-${name}`);
+  fs.writeFileSync(copy, text);
+  try {
+    execFileSync(golint, ["fix", copy], { stdio: "pipe" });
+  } catch (e) {
+    // `fix` exits 1 when problems remain; the text it wrote is still the expectation.
+    if (e.status !== 1) throw e;
+  }
+  const fixed = fs.readFileSync(copy, "utf8");
+  if (fixed === text) {
+    throw new Error(`e2e: golint-k8s fix changed nothing in ${name}, so the test would prove nothing`);
+  }
+  return fixed;
 }
-const expected = fs.readFileSync(expectedCopy, "utf8");
-if (expected === manifest) {
-  throw new Error("e2e: golint-k8s fix changed nothing, so the test would prove nothing");
+const expected = fixedByCli("deploy.yaml", manifest);
+
+// Two Go containers without GOMEMLIMIT: "fix all in file" must fix both, as `fix` does.
+const twoContainers = `${manifest}        - name: worker
+          image: ghcr.io/acme/worker:1.0
+          resources:
+            requests:
+              cpu: 100m
+              memory: 1Gi
+            limits:
+              memory: 1Gi
+`;
+const twoFile = path.join(workspace, "two.yaml");
+fs.writeFileSync(twoFile, twoContainers);
+const twoExpected = fixedByCli("two.yaml", twoContainers);
+
+async function untilOnDisk(file, want) {
+  const deadline = Date.now() + 30_000;
+  let onDisk = fs.readFileSync(file, "utf8");
+  while (onDisk !== want && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+    onDisk = fs.readFileSync(file, "utf8");
+  }
+  if (onDisk !== want) {
+    const name = path.basename(file);
+    throw new Error(`${name} on disk is not what golint-k8s fix writes:\n--- disk\n${onDisk}\n--- fix\n${want}`);
+  }
 }
+
 
 fs.writeFileSync(
   path.join(userData, "User", "settings.json"),
@@ -145,16 +177,26 @@ try {
   await page.waitForSelector(".monaco-workbench", { timeout: 120_000 });
   say("workbench loaded");
 
-  // Quick Open, as a user opens a file.
   await page.locator(".monaco-workbench").click({ position: { x: 700, y: 400 } }).catch(() => {});
-  await page.keyboard.press("Control+P");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 30_000 });
-  await page.keyboard.type("deploy.yaml");
-  await page.locator(".quick-input-list .monaco-list-row", { hasText: "deploy.yaml" }).first().waitFor({ timeout: 30_000 });
-  await page.keyboard.press("Enter");
-  await page.locator(".editor-instance .view-lines", { hasText: "kind: Deployment" }).waitFor({ timeout: 60_000 });
-  say("deploy.yaml open");
+  // Files are opened with Quick Open and commands run from the palette, as a user does.
+  const open = async (name, text) => {
+    await page.keyboard.press("Control+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 30_000 });
+    await page.keyboard.type(name);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: name }).first().waitFor({ timeout: 30_000 });
+    await page.keyboard.press("Enter");
+    await page.locator(".editor-instance .view-lines", { hasText: text }).waitFor({ timeout: 60_000 });
+    say(`${name} open`);
+  };
+  const command = async (category, title) => {
+    await page.keyboard.press("F1");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible", timeout: 10_000 });
+    await page.keyboard.type(`${category}: ${title}`);
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: title }).first().waitFor({ timeout: 10_000 });
+    await page.keyboard.press("Enter");
+  };
 
+  await open("deploy.yaml", "kind: Deployment");
   await page.keyboard.press("Control+Shift+M");
   const row = page.locator(".markers-panel .monaco-list-row", { hasText: "GK101" }).first();
   await row.waitFor({ timeout: 90_000 });
@@ -177,17 +219,26 @@ try {
   await page.keyboard.press("Enter");
   await page.locator(".editor-instance .view-lines", { hasText: "GOMEMLIMIT" }).waitFor({ timeout: 30_000 });
   await page.keyboard.press("Control+S");
+  await untilOnDisk(file, expected);
+  say("quick fix: the saved file equals golint-k8s fix's output");
 
-  const deadline = Date.now() + 30_000;
-  let onDisk = fs.readFileSync(file, "utf8");
-  while (onDisk !== expected && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    onDisk = fs.readFileSync(file, "utf8");
-  }
-  if (onDisk !== expected) {
-    throw new Error(`the file on disk is not what golint-k8s fix writes:\n--- disk\n${onDisk}\n--- fix\n${expected}`);
-  }
-  say("the saved file equals golint-k8s fix's output");
+  await page.locator(".statusbar-item", { hasText: "golint-k8s" }).locator(".codicon-check").waitFor({ timeout: 10_000 });
+  say("status item: running");
+
+  await command("golint-k8s", "Show container runtimes in file");
+  const decision = page.locator(".panel .view-lines", { hasText: "container api: go" });
+  await decision.waitFor({ timeout: 30_000 });
+  say(`show container runtimes: ${(await decision.innerText()).replace(/\s+/g, " ").slice(0, 160)}`);
+
+  await open("two.yaml", "name: worker");
+  await page.keyboard.press("Control+Shift+M");
+  // Both containers' findings (deploy.yaml has none left).
+  await page.locator(".markers-panel .monaco-list-row", { hasText: "GK101" }).nth(1).waitFor({ timeout: 60_000 });
+  await command("golint-k8s", "Fix all in file");
+  await page.locator(".editor-instance .view-lines", { hasText: "GOMEMLIMIT" }).waitFor({ timeout: 30_000 });
+  await page.keyboard.press("Control+S");
+  await untilOnDisk(twoFile, twoExpected);
+  say("fix all in file: the saved file equals golint-k8s fix's output");
   ok = true;
 } catch (e) {
   console.error(`e2e: FAILED: ${e.stack ?? e}`);
