@@ -271,6 +271,9 @@ pub struct Overrides {
     pub node_cpus: Option<u32>,
     /// `--assume-go`: true or false, in place of the config's `assume-go`.
     pub assume_go: Option<bool>,
+    /// The language server's `inspect-images` option, in place of the config's: there it reads
+    /// only what earlier `lint --inspect-images` runs cached.
+    pub inspect_images: Option<bool>,
 }
 
 /// What a container is taken to run when nothing shows its runtime (`assume-go`).
@@ -487,6 +490,9 @@ impl Config {
         }
         if let Some(on) = o.assume_go {
             self.assume_go = AssumeGo::of(on);
+        }
+        if let Some(on) = o.inspect_images {
+            self.inspect_images = on;
         }
     }
 
@@ -1075,6 +1081,24 @@ impl ConfigFinder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The language server's `inspect-images` option replaces the config's, either way.
+    #[test]
+    fn the_inspect_images_override_replaces_the_configs() {
+        let mut c = Config::default();
+        c.apply(&Overrides {
+            inspect_images: Some(true),
+            ..Default::default()
+        });
+        assert!(c.inspect_images);
+        c.apply(&Overrides::default());
+        assert!(c.inspect_images, "no override keeps what the config says");
+        c.apply(&Overrides {
+            inspect_images: Some(false),
+            ..Default::default()
+        });
+        assert!(!c.inspect_images);
+    }
     use crate::diagnostic::Code;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {

@@ -122,12 +122,18 @@ impl Run {
     /// language server): every rule selected, configs found beside each document with
     /// `overrides` on top.
     pub fn session(overrides: Overrides) -> Run {
+        Run::session_with(None, overrides)
+    }
+
+    /// [`Run::session`] with one config for every document (the server's `config` option, as
+    /// `--config`).
+    pub fn session_with(explicit: Option<Config>, overrides: Overrides) -> Run {
         Run {
             sel: Selection::default(),
             project: Project::default(),
             read_ahead: Default::default(),
             stdin_over_cap: Default::default(),
-            finder: ConfigFinder::new(None, overrides),
+            finder: ConfigFinder::new(explicit, overrides),
             exclude: None,
             extend_exclude: None,
             had_error: false,

@@ -364,6 +364,8 @@ pub fn prepare(a: &mut LintArgs) -> Result<Run, Error> {
             go_version,
             node_cpus: a.node_cpus,
             assume_go: a.report.assume_go,
+            // The flag reads registries for every file (`inspect_images` below), not the config.
+            inspect_images: None,
         },
         exclude,
         extend_exclude,

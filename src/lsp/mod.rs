@@ -217,6 +217,20 @@ fn log(out: &mut impl Write, typ: MessageType, message: String) {
     );
 }
 
+fn show_message(out: &mut impl Write, typ: MessageType, message: &str) {
+    let params = lsp_types::ShowMessageParams {
+        typ,
+        message: message.to_string(),
+    };
+    let _ = send(
+        out,
+        Message::Notification(Notification::new(
+            notification::ShowMessage::METHOD.to_string(),
+            params,
+        )),
+    );
+}
+
 impl Server {
     /// Handle one message; `Some(code)` ends the process (the `exit` notification).
     fn handle(&mut self, msg: Message, out: &mut impl Write) -> std::io::Result<Option<i32>> {
@@ -315,7 +329,7 @@ impl Server {
         };
         if let Some(opts) = &p.initialization_options {
             self.overrides = overrides(opts, out);
-            self.run = Run::session(self.overrides.clone());
+            self.run = Run::session_with(explicit_config(opts, out), self.overrides.clone());
         }
         self.initialized = true;
         let watch = p
@@ -892,9 +906,47 @@ fn parse<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, (ErrorCode, Stri
     serde_json::from_value(v).map_err(|e| (ErrorCode::InvalidParams, e.to_string()))
 }
 
-/// `initializationOptions`: `{"go-version": "1.25", "node-cpus": 16}`.
+/// `initializationOptions`' `config`: one config file for every document, as `--config` gives it
+/// (a relative path is taken from the server's working directory, as the command line takes it).
+/// One that cannot be read is said once, and the configs beside the documents apply.
+fn explicit_config(opts: &Value, out: &mut impl Write) -> Option<Config> {
+    let path = match opts.get("config") {
+        Some(Value::String(p)) if !p.trim().is_empty() => p.trim(),
+        Some(Value::String(_) | Value::Null) | None => return None,
+        Some(_) => {
+            log(
+                out,
+                MessageType::WARNING,
+                "golint-k8s: config must be the path of a config file".into(),
+            );
+            return None;
+        }
+    };
+    match Config::load(std::path::Path::new(path)) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            let message = format!(
+                "golint-k8s: the config option names a config that cannot be used, so the configs beside the documents apply: {e}"
+            );
+            show_message(out, MessageType::ERROR, &message);
+            log(out, MessageType::ERROR, message);
+            None
+        }
+    }
+}
+
+/// `initializationOptions`: `{"go-version": "1.25", "node-cpus": 16, "inspect-images": true}`.
 fn overrides(opts: &Value, out: &mut impl Write) -> Overrides {
     let mut o = Overrides::default();
+    match opts.get("inspect-images") {
+        Some(Value::Bool(on)) => o.inspect_images = Some(*on),
+        Some(other) if !other.is_null() => log(
+            out,
+            MessageType::WARNING,
+            "golint-k8s: inspect-images must be true or false".into(),
+        ),
+        _ => {}
+    }
     match opts.get("go-version") {
         Some(Value::String(v)) => match GoVersion::parse(v) {
             Some(g) => o.go_version = Some(g),

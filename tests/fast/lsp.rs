@@ -1463,6 +1463,45 @@ fn initialization_options_override_the_config() {
     assert!(lsp.shutdown_and_exit().success());
 }
 
+/// The `config` option is one config for every document, as `--config` gives it: a config kept
+/// elsewhere applies to a document with none beside it. One that cannot be read is said in a
+/// message, and the document is still linted.
+#[test]
+fn the_config_option_is_the_config_of_every_document() {
+    let (dir, path, uri) = workspace("deploy.yaml");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let config = elsewhere.path().join("team.yaml");
+    std::fs::write(&config, "go-version: \"1.25\"\nassume-go: true\n").unwrap();
+    let mut lsp = Lsp::start(dir.path(), None, None);
+    assert!(codes(&lsp.open(&uri, "yaml", HELM)).contains(&"GK201"));
+    assert!(lsp.shutdown_and_exit().success());
+
+    let option = json!({"config": config.display().to_string()});
+    let mut lsp = Lsp::start(dir.path(), None, Some(option));
+    let diags = lsp.open(&uri, "yaml", HELM);
+    assert!(!codes(&diags).contains(&"GK201"), "{diags:#?}");
+    let actions = lsp.code_actions(&uri, &[], Some(&[FIX_ALL]));
+    let config_arg = config.display().to_string();
+    assert_eq!(
+        apply_edits(HELM, edits_for(&actions[0], &uri), Enc::Utf16),
+        cli_fix(&path, HELM, &["--config", &config_arg])
+    );
+    assert!(lsp.shutdown_and_exit().success());
+
+    let missing = elsewhere.path().join("missing.yaml").display().to_string();
+    let mut lsp = Lsp::start(dir.path(), None, Some(json!({"config": missing})));
+    let shown = lsp.wait_notification(Duration::from_secs(30), "the config error", |m| {
+        m["method"] == "window/showMessage"
+    });
+    let text = shown["params"]["message"].as_str().unwrap();
+    assert!(
+        text.contains("cannot be used") && text.contains("missing.yaml"),
+        "{text}"
+    );
+    assert!(codes(&lsp.open(&uri, "yaml", HELM)).contains(&"GK201"));
+    assert!(lsp.shutdown_and_exit().success());
+}
+
 #[test]
 fn helm_source_template_is_related_information() {
     let (dir, _, uri) = workspace("rendered.yaml");

@@ -99,13 +99,22 @@ export function resolveBinary(
 }
 
 /**
- * The server's `initializationOptions`. The server reads `node-cpus` (and `go-version`) there;
- * the config file it finds by itself, next to each document, as the command line does.
+ * The server's `initializationOptions`: `node-cpus`; `config`, one config file for every document
+ * (as `--config`; a relative path is taken from the workspace folder, where the server runs),
+ * else the server finds the config next to each document, as the command line does; and
+ * `inspect-images` only when on, so that a config file that turns it on is not overruled by the
+ * setting's default.
  */
 export function initializationOptions(s: Settings): Record<string, unknown> {
   const opts: Record<string, unknown> = {};
   if (s.nodeCpus !== null && Number.isInteger(s.nodeCpus) && s.nodeCpus >= 1) {
     opts["node-cpus"] = s.nodeCpus;
+  }
+  if (s.config.trim() !== "") {
+    opts["config"] = s.config.trim();
+  }
+  if (s.inspectImages) {
+    opts["inspect-images"] = true;
   }
   return opts;
 }

@@ -111,6 +111,13 @@ test("node-cpus reaches the server only when set to a count", () => {
   assert.deepEqual(initializationOptions({ ...defaults, nodeCpus: 2.5 }), {});
 });
 
+test("the config file reaches the server when set, inspect-images only when on", () => {
+  assert.deepEqual(initializationOptions({ ...defaults, config: "  " }), {});
+  assert.deepEqual(initializationOptions({ ...defaults, config: " ci/gk.yaml " }), { config: "ci/gk.yaml" });
+  assert.deepEqual(initializationOptions({ ...defaults, inspectImages: true }), { "inspect-images": true });
+  assert.deepEqual(initializationOptions({ ...defaults, inspectImages: false }), {});
+});
+
 test("show-containers passes the settings and ends options before the file", () => {
   assert.deepEqual(showContainersArgs(defaults, "-odd.yaml"), ["lint", "--show-containers", "--", "-odd.yaml"]);
   assert.deepEqual(
