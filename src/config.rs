@@ -1081,6 +1081,7 @@ impl ConfigFinder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::diagnostic::Code;
 
     /// The language server's `inspect-images` option replaces the config's, either way.
     #[test]
@@ -1099,7 +1100,6 @@ mod tests {
         });
         assert!(!c.inspect_images);
     }
-    use crate::diagnostic::Code;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(&Source::from_text(

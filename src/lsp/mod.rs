@@ -121,17 +121,7 @@ pub fn run() -> i32 {
                 // Nothing after this can be read in step: say so where the editor shows it and
                 // in its log of the server's standard error, and end so that it restarts us.
                 let why = format!("golint-k8s: {why}; the server stops");
-                let params = lsp_types::ShowMessageParams {
-                    typ: MessageType::ERROR,
-                    message: why.clone(),
-                };
-                let _ = send(
-                    &mut out,
-                    Message::Notification(Notification::new(
-                        notification::ShowMessage::METHOD.to_string(),
-                        params,
-                    )),
-                );
+                let _ = show_message(&mut out, MessageType::ERROR, &why);
                 eprintln!("{why}");
                 return 1;
             }
@@ -217,18 +207,19 @@ fn log(out: &mut impl Write, typ: MessageType, message: String) {
     );
 }
 
-fn show_message(out: &mut impl Write, typ: MessageType, message: &str) {
+/// A message the editor shows the user (not only logs).
+fn show_message(out: &mut impl Write, typ: MessageType, message: &str) -> std::io::Result<()> {
     let params = lsp_types::ShowMessageParams {
         typ,
         message: message.to_string(),
     };
-    let _ = send(
+    send(
         out,
         Message::Notification(Notification::new(
             notification::ShowMessage::METHOD.to_string(),
             params,
         )),
-    );
+    )
 }
 
 impl Server {
@@ -611,18 +602,12 @@ impl Server {
         let Ok(parsed) = uri.parse::<lsp_types::Uri>() else {
             return Ok(());
         };
-        let params = lsp_types::ShowMessageParams {
-            typ: MessageType::WARNING,
-            message: format!(
+        show_message(
+            out,
+            MessageType::WARNING,
+            &format!(
                 "golint-k8s: {e}; the files it governs are linted with the defaults until it is fixed"
             ),
-        };
-        send(
-            out,
-            Message::Notification(Notification::new(
-                notification::ShowMessage::METHOD.to_string(),
-                params,
-            )),
         )?;
         let at = lsp_types::Position {
             line: e.line.saturating_sub(1) as u32,
@@ -928,7 +913,7 @@ fn explicit_config(opts: &Value, out: &mut impl Write) -> Option<Config> {
             let message = format!(
                 "golint-k8s: the config option names a config that cannot be used, so the configs beside the documents apply: {e}"
             );
-            show_message(out, MessageType::ERROR, &message);
+            let _ = show_message(out, MessageType::ERROR, &message);
             log(out, MessageType::ERROR, message);
             None
         }

@@ -16,6 +16,7 @@ import {
   initializationOptions,
   lintOutcome,
   resolveBinary,
+  SERVER_SETTINGS,
   ServerState,
   Settings,
   showContainersArgs,
@@ -196,7 +197,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     }),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       // The binary and the initialization options are fixed when a server starts.
-      if (e.affectsConfiguration("golint-k8s.path") || e.affectsConfiguration("golint-k8s.nodeCpus")) {
+      if (SERVER_SETTINGS.some((key) => e.affectsConfiguration(`golint-k8s.${key}`))) {
         await restartAll();
       }
     }),

@@ -99,6 +99,12 @@ export function resolveBinary(
 }
 
 /**
+ * The settings a server reads when it starts (its binary and its `initializationOptions`): a
+ * change to one restarts the servers.
+ */
+export const SERVER_SETTINGS = ["path", "config", "nodeCpus", "inspectImages"] as const;
+
+/**
  * The server's `initializationOptions`: `node-cpus`; `config`, one config file for every document
  * (as `--config`; a relative path is taken from the workspace folder, where the server runs),
  * else the server finds the config next to each document, as the command line does; and

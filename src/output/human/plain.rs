@@ -268,7 +268,7 @@ static SIMPLE: [bool; 256] = {
     t
 };
 
-/// The fragments of one line (see [`fill`]) into `out`, or `None` when it is not that simple.
+/// The fragments of one line (see [`rows`]) into `out`, or `None` when it is not that simple.
 /// Where the Unicode rules let a line break between these characters: after spaces (but not
 /// before a slash, a separator or a closing mark, and not when an opening bracket comes before
 /// them), and after a slash or a bar followed by a letter. Nowhere else: not before a closing

@@ -8,6 +8,7 @@ import {
   initializationOptions,
   lintOutcome,
   resolveBinary,
+  SERVER_SETTINGS,
   Settings,
   showContainersArgs,
   statusText,
@@ -140,4 +141,13 @@ test("one stopped server shows in the status item", () => {
   assert.match(statusText(["running", "starting"]).text, /spin/);
   assert.match(statusText(["running", "running"]).tooltip, /2 servers running/);
   assert.equal(statusText(["running"], "no binary").tooltip, "no binary");
+});
+
+test("every setting that restarts the servers is one the package declares", () => {
+  // out/test/ → the package's manifest, two directories up from out/.
+  const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
+  const declared = Object.keys(manifest.contributes.configuration.properties);
+  for (const key of SERVER_SETTINGS) {
+    assert.ok(declared.includes(`golint-k8s.${key}`), `golint-k8s.${key} is not declared`);
+  }
 });
