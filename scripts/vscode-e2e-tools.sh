@@ -40,18 +40,23 @@ mkdir -p "$dir"
 exec 9>"$dir/.lock"
 flock 9
 
-# Chromium: Debian's package, at the pinned version.
-chromium=$(command -v chromium || true)
-if [[ -z $chromium ]]; then
-    [[ $(id -u) == 0 ]] || missing "chromium is not installed (as root: apt-get install chromium=$CHROMIUM_VERSION)"
-    command -v apt-get >/dev/null || missing "chromium is not installed and there is no apt-get"
-    say "installing chromium $CHROMIUM_VERSION"
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "chromium=$CHROMIUM_VERSION" >&2; then
+# Debian's packages: Chromium at the pinned version; ripgrep (code-server's search, which its own
+# install would download) and the Kerberos headers (one of its native modules) at the archive's.
+apt_install() {
+    [[ $(id -u) == 0 ]] || missing "not installed: $* (as root: apt-get install $*)"
+    command -v apt-get >/dev/null || missing "not installed and there is no apt-get: $*"
+    say "installing $*"
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2; then
         apt-get update -q >&2
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "chromium=$CHROMIUM_VERSION" >&2
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" >&2
     fi
-    chromium=$(command -v chromium)
-fi
+}
+wanted=()
+command -v chromium >/dev/null || wanted+=("chromium=$CHROMIUM_VERSION")
+command -v rg >/dev/null || wanted+=(ripgrep)
+[[ -f /usr/include/krb5.h ]] || wanted+=(libkrb5-dev)
+((${#wanted[@]} == 0)) || apt_install "${wanted[@]}"
+chromium=$(command -v chromium)
 installed=$(dpkg-query -W -f '${Version}' chromium 2>/dev/null || true)
 [[ $installed == "$CHROMIUM_VERSION" ]] ||
     missing "chromium is $installed, not the pinned $CHROMIUM_VERSION (bump CHROMIUM_VERSION after checking the test passes)"
@@ -59,14 +64,12 @@ installed=$(dpkg-query -W -f '${Version}' chromium 2>/dev/null || true)
 if [[ ! -e $marker ]]; then
     node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || true)
     [[ $node_major == "$NODE_MAJOR" ]] || missing "code-server $CODE_SERVER_VERSION needs Node $NODE_MAJOR, this is Node ${node_major:-none}"
-    rg=$(command -v rg || true)
-    [[ -n $rg ]] || missing "ripgrep is not installed (apt-get install ripgrep)"
+    rg=$(command -v rg)
     command -v c++ >/dev/null && command -v make >/dev/null ||
         missing "no C++ compiler or make, needed to build code-server's native modules"
     # node-gyp builds against these headers instead of downloading them.
     nodedir=$(cd "$(dirname "$(command -v node)")/.." && pwd)
     [[ -f $nodedir/include/node/node_api.h ]] || missing "no Node headers under $nodedir/include/node"
-    [[ -f /usr/include/krb5.h ]] || missing "no Kerberos headers (apt-get install libkrb5-dev), needed by code-server's kerberos module"
     export npm_config_nodedir=$nodedir npm_config_build_from_source=true npm_config_yes=true
     export npm_config_audit=false npm_config_fund=false JOBS=1
 

@@ -240,6 +240,7 @@ try {
   await untilOnDisk(twoFile, twoExpected);
   say("fix all in file: the saved file equals golint-k8s fix's output");
   ok = true;
+  say("all steps passed");
 } catch (e) {
   console.error(`e2e: FAILED: ${e.stack ?? e}`);
   if (page) {
@@ -255,7 +256,8 @@ try {
     // already gone
   }
 }
-if (ok && !process.env.E2E_ARTIFACTS) {
+// On success nothing is kept; on failure the workspace and logs stay for a look.
+if (ok) {
   fs.rmSync(root, { recursive: true, force: true });
 }
 process.exit(ok ? 0 : 1);
