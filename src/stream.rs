@@ -20,19 +20,19 @@
 //!   those documents of other groups beside it in its tree, in file order, so that the rules see
 //!   what they see in one tree (nodes included, for related locations). A ConfigMap goes beside a
 //!   group only when one of the group's containers names it.
-//! - The layout fixes write in (indentation steps, JSON or not) is counted over the whole file.
-//!   [`lint`] assumes the first group's and counts the whole file's on the way; when they differ,
-//!   the stream is checked again with the whole file's. [`lint_in_parts`], which cannot take back
-//!   what it handed on, counts it first with a pass of parses alone. Either way a fix is the one
-//!   the whole-file path writes.
+//! - The layout fixes write in (indentation steps, JSON or not) is read from the documents in the
+//!   first MiB of a large text, by this path and the whole-file path alike
+//!   (`crate::edit::emit::layout_end`), so it is known before the first group is checked, and
+//!   every group is read once.
 //! - Comment suppressions, aliases and Helm's `# Source:` comments never reach beyond their
 //!   document.
 //!
-//! A stream whose parse finds a syntax error in a group is read whole as before (the reference
-//! parser's view of what follows an error is that of one pass), and so are texts that are not a
-//! plain YAML stream (JSON streams, UTF-16, streams kubectl cuts differently). Above
-//! [`MAX_FILE_BYTES`], where no whole-file read is offered, such a text and any one group that
-//! large (one huge document) are refused with a GK000 that says so.
+//! A stream whose parse finds a syntax error in a group is read whole from there (the reference
+//! parser's view of what follows an error is that of one pass): the whole-file path's findings of
+//! the documents from that group on follow those the groups before it handed on. Texts that are
+//! not a plain YAML stream (JSON streams, UTF-16, streams kubectl cuts differently) are read
+//! whole. Above [`MAX_FILE_BYTES`], where no whole-file read is offered, such a text and any group
+//! that large (one huge document) are refused with a GK000 that says so.
 
 use std::ops::Range;
 
@@ -44,7 +44,7 @@ use crate::k8s::{self, container::Pod, limitrange::LimitRange, vpa::Vpa};
 use crate::lint::{self, FileReport, Part, Selection, Stats};
 use crate::project::Project;
 use crate::source::{DecodeError, DecodeFailure, Source, MAX_FILE_BYTES};
-use crate::yaml::{self, IndentSteps, Yaml};
+use crate::yaml::{self, Yaml};
 
 pub use crate::source::STREAM_ABOVE;
 
@@ -61,12 +61,12 @@ pub fn lint(src: Source, cfg: &Config, sel: &Selection, project: &Project) -> Fi
     if src.text.len() <= STREAM_ABOVE {
         return whole(src, cfg, sel, project);
     }
-    lint_in_groups(src, cfg, sel, project, GROUP_BYTES)
+    in_groups(src, cfg, sel, project, GROUP_BYTES, None).0
 }
 
 /// [`lint`] of any text, small ones too, in groups of about `group_bytes`: the tests compare it
 /// with the whole-file path on streams of every shape. Also says whether the text was read in
-/// groups (or, where that is not exact, whole).
+/// groups to its end (or, where that is not exact, whole or from a group on).
 #[doc(hidden)]
 pub fn lint_in_groups_said(
     src: Source,
@@ -75,58 +75,7 @@ pub fn lint_in_groups_said(
     project: &Project,
     group_bytes: usize,
 ) -> (FileReport, bool) {
-    let grouped = std::cell::Cell::new(false);
-    let report = lint_grouped(src, cfg, sel, project, group_bytes, &grouped);
-    (report, grouped.get())
-}
-
-fn lint_in_groups(
-    src: Source,
-    cfg: &Config,
-    sel: &Selection,
-    project: &Project,
-    group_bytes: usize,
-) -> FileReport {
-    lint_grouped(src, cfg, sel, project, group_bytes, &Default::default())
-}
-
-fn lint_grouped(
-    src: Source,
-    cfg: &Config,
-    sel: &Selection,
-    project: &Project,
-    group_bytes: usize,
-    grouped: &std::cell::Cell<bool>,
-) -> FileReport {
-    if src.utf16 {
-        return whole(src, cfg, sel, project);
-    }
-    let text = src.yaml_text();
-    let Some(cuts) = yaml::stream_cuts(text, group_bytes) else {
-        return whole(src, cfg, sel, project);
-    };
-    if cuts.len() < 2 {
-        return whole(src, cfg, sel, project);
-    }
-    if let Some(at) = group_ranges(text, &cuts).find(|r| r.len() as u64 > MAX_FILE_BYTES) {
-        return refuse(src, at.start);
-    }
-    let Some(context) = Context::gather(&src) else {
-        return whole(src, cfg, sel, project);
-    };
-    let run = |layout| pass(&src, &cuts, &context, layout, cfg, sel, project);
-    let done = match run(None) {
-        Some(p) if p.used == p.actual => Some(p),
-        Some(p) => run(Some(p.actual)),
-        None => None,
-    };
-    match done {
-        Some(p) => {
-            grouped.set(true);
-            lint::report_found(src, p.findings, p.stats)
-        }
-        None => whole(src, cfg, sel, project),
-    }
+    in_groups(src, cfg, sel, project, group_bytes, None)
 }
 
 /// [`lint`], handing the findings on as each group is done, so that a run that writes them as
@@ -135,7 +84,8 @@ fn lint_grouped(
 /// findings, in order, with no counts and no source; the report returned is the last part, with
 /// the file's counts (or the whole report, where the file is not read in groups). Nothing is
 /// handed on until a group has an object (before that, the file may yet be no manifest), and the
-/// file's layout is counted by a first pass of parses alone, so no finding handed on changes.
+/// layout fixes are written in is read from the first MiB before the first group is checked
+/// (`crate::edit::emit::layout_end`), so no finding handed on changes.
 pub fn lint_in_parts(
     src: Source,
     cfg: &Config,
@@ -159,27 +109,39 @@ pub fn lint_parts_in_groups(
     group_bytes: usize,
     part: &mut dyn FnMut(FileReport),
 ) -> FileReport {
+    in_groups(src, cfg, sel, project, group_bytes, Some(part)).0
+}
+
+/// The one pass over the groups behind [`lint`] (`part` None: every finding held for the
+/// report) and [`lint_in_parts`]; also says whether every group was read as a group.
+fn in_groups(
+    src: Source,
+    cfg: &Config,
+    sel: &Selection,
+    project: &Project,
+    group_bytes: usize,
+    mut part: Option<&mut dyn FnMut(FileReport)>,
+) -> (FileReport, bool) {
     let plan = (!src.utf16)
         .then(|| yaml::stream_cuts(src.yaml_text(), group_bytes))
         .flatten()
         .filter(|cuts| cuts.len() >= 2);
     let Some(cuts) = plan else {
-        return whole(src, cfg, sel, project);
+        return (whole(src, cfg, sel, project), false);
     };
     let text = src.yaml_text();
     if let Some(at) = group_ranges(text, &cuts).find(|r| r.len() as u64 > MAX_FILE_BYTES) {
-        return refuse(src, at.start);
+        return (refuse(src, at.start), false);
     }
     let Some(context) = Context::gather(&src) else {
-        return whole(src, cfg, sel, project);
+        return (whole(src, cfg, sel, project), false);
     };
-    let Some(layout) = layout_of(&src, &cuts) else {
-        return whole(src, cfg, sel, project);
+    let Some(layout) = layout_of(&src) else {
+        return (whole(src, cfg, sel, project), false);
     };
     let text = src.yaml_text();
     let base = src.bom_len;
     let ranges: Vec<Range<usize>> = group_ranges(text, &cuts).collect();
-    // The first pass parsed every group cleanly; the parse is the same.
     let parse = |i: usize| {
         let range = ranges.get(i)?;
         yaml::parse_group(&text[range.clone()], base + range.start)
@@ -187,33 +149,43 @@ pub fn lint_parts_in_groups(
     let mut held: Vec<lint::Finding> = Vec::new();
     let mut stats = Stats::default();
     let mut docs_before = 0;
+    // Whether findings were handed on: after that, a group that cannot be read as a group leaves
+    // the findings before it standing.
+    let mut handed_on = false;
     let mut next = parse(0);
     for (i, range) in ranges.iter().enumerate() {
-        let Some(group) = next.take() else {
-            break;
-        };
-        let docs = group.docs.len();
-        let check = || {
-            let y = context.around(&src, cfg, range.clone(), docs_before, group)?;
-            let part_of = Part {
-                own: docs_before..docs_before + docs,
-                layout: Some(layout),
+        let checked = next.take().map(|group| {
+            let docs = group.docs.len();
+            let check = || {
+                let y = context.around(&src, cfg, range.clone(), docs_before, group)?;
+                let part_of = Part {
+                    own: docs_before..docs_before + docs,
+                    layout: Some(layout),
+                };
+                let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
+                crate::fingerprint::set_all(&src.name, &y, &mut found);
+                drop(y);
+                Some((lint::positioned(&src, found), s, docs))
             };
-            let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
-            crate::fingerprint::set_all(&src.name, &y, &mut found);
-            drop(y);
-            Some((lint::positioned(&src, found), s))
-        };
-        // The next group is parsed while this one is checked: two trees at a time, at most.
-        let (checked, following) = rayon::join(check, || parse(i + 1));
-        next = following;
-        let Some((found, s)) = checked else {
-            break;
+            // The next group is parsed while this one is checked: two trees at a time, at most.
+            let (checked, following) = rayon::join(check, || parse(i + 1));
+            next = following;
+            checked
+        });
+        let Some((found, s, docs)) = checked.flatten() else {
+            // A syntax error (or a document the fast parser declines and the reference parser
+            // finds wrong): the whole-file path reads what follows it as one pass does.
+            let rest = whole(src, cfg, sel, project);
+            return (from_document(rest, handed_on.then_some(docs_before)), false);
         };
         held.extend(found);
         stats += s;
         docs_before += docs;
-        if stats.objects > 0 && !held.is_empty() {
+        if let Some(part) = part
+            .as_mut()
+            .filter(|_| stats.objects > 0 && !held.is_empty())
+        {
+            handed_on = true;
             part(FileReport {
                 name: src.name.clone(),
                 origin: src.origin.clone(),
@@ -225,36 +197,29 @@ pub fn lint_parts_in_groups(
         }
     }
     stats.files = 1;
-    lint::report_found(src, held, stats)
+    (lint::report_found(src, held, stats), true)
 }
 
-/// The whole file's layout for fixes, from a pass that only parses each group; None when a group
-/// does not parse cleanly.
-fn layout_of(src: &Source, cuts: &[usize]) -> Option<FileLayout> {
-    use rayon::prelude::*;
-    let text = src.yaml_text();
-    let ranges: Vec<Range<usize>> = group_ranges(text, cuts).collect();
-    let (mut steps, mut json) = (IndentSteps::default(), false);
-    // A few groups side by side (each tree dropped once counted), not all: on many cores, all
-    // the trees at once would be the whole-file tree again.
-    for window in ranges.chunks(LAYOUT_WINDOW) {
-        let counted = window
-            .par_iter()
-            .map(|range| {
-                let group = yaml::parse_group(&text[range.clone()], src.bom_len + range.start)?;
-                Some((Indents::steps(src, &group), Layout::json(&group)))
-            })
-            .collect::<Option<Vec<_>>>()?;
-        for (s, j) in counted {
-            steps.add(&s);
-            json |= j;
-        }
+/// The whole-file report of a stream whose groups were handed on up to document `from`: its
+/// findings from there on, and the whole file's counts. The findings before are the ones the
+/// groups handed on, and stand.
+fn from_document(mut whole: FileReport, from: Option<usize>) -> FileReport {
+    if let Some(from) = from {
+        whole.findings.retain(|f| f.diagnostic.document >= from);
     }
-    Some((json, Indents::from_steps(steps)))
+    whole
 }
 
-/// How many groups [`layout_of`] parses at a time.
-const LAYOUT_WINDOW: usize = 4;
+/// The file's layout for fixes, read from the documents in its first MiB as the whole-file path
+/// reads it (`crate::edit::emit::layout_end`); None when they do not parse cleanly.
+fn layout_of(src: &Source) -> Option<FileLayout> {
+    let end = crate::edit::emit::layout_end(src) - src.bom_len;
+    let first = yaml::parse_group(&src.yaml_text()[..end], src.bom_len)?;
+    Some((
+        Layout::json(&first),
+        Indents::from_steps(Indents::steps(src, &first)),
+    ))
+}
 
 /// The whole-file path, where it is offered.
 fn whole(src: Source, cfg: &Config, sel: &Selection, project: &Project) -> FileReport {
@@ -283,60 +248,6 @@ fn group_ranges<'c>(text: &str, cuts: &'c [usize]) -> impl Iterator<Item = Range
 
 /// The file's layout for fixes: JSON documents or not, and the indentation.
 type FileLayout = (bool, Indents);
-
-/// What one pass over the groups found.
-struct Pass {
-    findings: Vec<lint::Finding>,
-    stats: Stats,
-    /// The layout the fixes were written in, and the one the whole file has.
-    used: FileLayout,
-    actual: FileLayout,
-}
-
-/// Check every group in order, with `layout` (None: the first group's, see the module docs).
-/// None when a group does not parse cleanly.
-#[allow(clippy::too_many_arguments)]
-fn pass(
-    src: &Source,
-    cuts: &[usize],
-    context: &Context,
-    mut layout: Option<FileLayout>,
-    cfg: &Config,
-    sel: &Selection,
-    project: &Project,
-) -> Option<Pass> {
-    let text = src.yaml_text();
-    let base = src.bom_len;
-    let mut findings = Vec::new();
-    let mut stats = Stats::default();
-    let (mut steps, mut json) = (IndentSteps::default(), false);
-    let mut docs_before = 0;
-    for range in group_ranges(text, cuts) {
-        let group = yaml::parse_group(&text[range.clone()], base + range.start)?;
-        steps.add(&Indents::steps(src, &group));
-        json |= Layout::json(&group);
-        let used = *layout.get_or_insert((json, Indents::from_steps(steps)));
-        let docs = group.docs.len();
-        let y = context.around(src, cfg, range, docs_before, group)?;
-        let part = Part {
-            own: docs_before..docs_before + docs,
-            layout: Some(used),
-        };
-        let (mut found, s) = lint::check_part(src, &y, cfg, sel, project, &part);
-        crate::fingerprint::set_all(&src.name, &y, &mut found);
-        drop(y);
-        findings.extend(lint::positioned(src, found));
-        stats += s;
-        docs_before += docs;
-    }
-    stats.files = 1;
-    Some(Pass {
-        findings,
-        stats,
-        used: layout?,
-        actual: (json, Indents::from_steps(steps)),
-    })
-}
 
 /// The documents of a stream that act beyond themselves, by their byte ranges in the text the
 /// parser reads.

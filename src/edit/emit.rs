@@ -122,7 +122,10 @@ pub struct Indents {
 
 impl Layout<'_> {
     fn basics(src: &Source, y: &Yaml) -> (&'static str, bool) {
-        (Layout::basics_nl(src), Layout::json(y))
+        (
+            Layout::basics_nl(src),
+            Layout::json_before(y, layout_end(src)),
+        )
     }
 
     fn basics_nl(src: &Source) -> &'static str {
@@ -135,7 +138,13 @@ impl Layout<'_> {
 
     /// Whether a document of the tree is a JSON object: new keys are then written as JSON.
     pub fn json(y: &Yaml) -> bool {
-        y.docs.iter().filter_map(|d| d.root).any(|r| {
+        Layout::json_before(y, usize::MAX)
+    }
+
+    /// [`Layout::json`] of the documents that start before `end`.
+    fn json_before(y: &Yaml, end: usize) -> bool {
+        let docs = y.docs.iter().filter(|d| d.span.start < end);
+        docs.filter_map(|d| d.root).any(|r| {
             matches!(&y.node(r).kind, NodeKind::Mapping { entries, flow: true }
             if entries.first().is_some_and(|&(k, _)| {
                 matches!(y.scalar(k), Some((_, crate::yaml::Style::DoubleQuoted, _)))
@@ -159,8 +168,14 @@ impl Layout<'_> {
 
 impl Indents {
     /// Read the indentation from the file itself: the most common indent of nested mappings and
-    /// of block sequences under a key. Files with no nesting get two spaces, indented sequences.
+    /// of block sequences under a key, in the documents that start in its first MiB
+    /// ([`layout_end`]). Files with no nesting get two spaces, indented sequences.
     pub fn detect(src: &Source, y: &Yaml) -> Indents {
+        let end = layout_end(src);
+        if end < src.text.len() {
+            let first = y.nodes.iter().filter(|n| n.span.start < end);
+            return Indents::from_steps(y.walk_indent_steps(&src.text, first));
+        }
         Indents::from_steps(Indents::steps(src, y))
     }
 
@@ -208,6 +223,25 @@ impl Indents {
             seq_indent: most(&seqs, unit),
         }
     }
+}
+
+/// How much of a large text its layout is read from: the documents that start in its first MiB.
+/// A stream of thousands of documents (`kubectl get -A -o yaml`, `helm template` of a platform)
+/// is then linted in one pass, its fixes known as soon as its first MiB is read (see
+/// `crate::stream`); an editor detects a file's indentation from its first lines the same way.
+pub const LAYOUT_BYTES: usize = 1 << 20;
+
+/// Where the documents the layout is read from end, as an offset into `src.text`: the first
+/// document start at least [`LAYOUT_BYTES`] into the text, else the text's end (a smaller text,
+/// one large document, or a text not read as a plain YAML stream).
+pub fn layout_end(src: &Source) -> usize {
+    let text = src.yaml_text();
+    if text.len() <= LAYOUT_BYTES {
+        return src.text.len();
+    }
+    crate::yaml::stream_cuts(text, LAYOUT_BYTES)
+        .and_then(|cuts| cuts.get(1).copied())
+        .map_or(src.text.len(), |cut| src.bom_len + cut)
 }
 
 /// Offset just past the line break of the line holding `pos` (the text's end on the last line).

@@ -208,7 +208,8 @@ pub fn delete_block_item(src: &Source, y: &Yaml, item: NodeId) -> Option<Edit> {
 
 /// Rewrite `value: N` of an env entry into `valueFrom: resourceFieldRef: limits.cpu`, in the
 /// entry's own style (block or flow).
-pub fn value_to_cpu_field_ref(src: &Source, y: &Yaml, var: &crate::k8s::EnvVar) -> Option<Edit> {
+pub fn value_to_cpu_field_ref(fx: &emit::Emitter, var: &crate::k8s::EnvVar) -> Option<Edit> {
+    let (src, y) = (fx.src, fx.y);
     let (key, value) = y.get_entry(var.entry, "value")?;
     let flow = matches!(
         y.node(y.resolve(var.entry)?).kind,
@@ -217,7 +218,8 @@ pub fn value_to_cpu_field_ref(src: &Source, y: &Yaml, var: &crate::k8s::EnvVar) 
     // A block scalar's span runs on to the next token; its own text ends earlier.
     let range = y.span(key).start..content_end(&src.text, y, value);
     let text = if flow {
-        if emit::Emitter::new(src, y).layout().json {
+        // The file's layout, as every other fix reads it (a group of a stream is told it).
+        if fx.layout().json {
             r#""valueFrom": {"resourceFieldRef": {"resource": "limits.cpu"}}"#.to_string()
         } else {
             "valueFrom: {resourceFieldRef: {resource: limits.cpu}}".to_string()

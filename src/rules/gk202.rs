@@ -34,7 +34,7 @@ pub fn check(cx: &ContainerCtx, out: &mut Vec<Diagnostic>) {
     // Go < 1.25 (or unknown): the downward API gives ceil(limit), which tracks the limit.
     if !cx.go.adaptive_gomaxprocs() {
         d = d.note("take GOMAXPROCS from resourceFieldRef limits.cpu so it follows the limit");
-        if let Some(edit) = crate::edit::value_to_cpu_field_ref(cx.src, cx.y, var) {
+        if let Some(edit) = crate::edit::value_to_cpu_field_ref(cx.fx, var) {
             d = d.with_fix(Some(Fix {
                 applicability: Applicability::Safe,
                 title: "take GOMAXPROCS from resourceFieldRef limits.cpu".into(),

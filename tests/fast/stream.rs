@@ -429,6 +429,56 @@ mod grouped {
         assert_eq!(same_in_parts(&text, 1), 0);
     }
 
+    /// [`BARE`] indented by four, sequences too.
+    const BARE4: &str = "---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n    name: bare\nspec:\n    template:\n        spec:\n            containers:\n                - name: app\n                  image: ko://example.com/app\n                  resources: {limits: {cpu: '2', memory: 1Gi}}\n";
+
+    /// What the fixes of a report's last document insert.
+    fn last_inserts(report: &FileReport) -> String {
+        let last = report.findings.iter().map(|f| f.diagnostic.document).max();
+        report
+            .findings
+            .iter()
+            .filter(|f| Some(f.diagnostic.document) == last)
+            .flat_map(|f| &f.diagnostic.fix)
+            .flat_map(|f| &f.edits)
+            .map(|e| e.text.as_str())
+            .collect()
+    }
+
+    /// Past the first MiB, other indentation does not change the fixes: the layout is read from
+    /// the documents of the first MiB, whole or in groups, so a stream's first fixes can be
+    /// written before its end is read.
+    #[test]
+    fn grouped_layout_is_read_from_the_first_mib() {
+        let first = BARE.repeat((1 << 20) / BARE.len() + 1);
+        // Three times as many documents indented by four after it.
+        let text = format!("{first}{}", BARE4.repeat(3 * (1 << 20) / BARE4.len()));
+        assert!(same_in_groups(&text, 256 * 1024), "not read in groups");
+        assert!(same_in_parts(&text, 256 * 1024) > 1, "not written in parts");
+        let cfg = Config::default();
+        let stream = last_inserts(&common::lint_text("stream.yaml", &text, &cfg));
+        let bare = last_inserts(&common::lint_text("alone.yaml", BARE, &cfg));
+        let bare4 = last_inserts(&common::lint_text("alone.yaml", BARE4, &cfg));
+        assert_ne!(bare, bare4, "the fixes do not follow the indentation");
+        // The document alone is indented by four; in the stream, its fixes indent as the first
+        // MiB does.
+        assert!(!stream.is_empty());
+        assert_ne!(stream, bare4);
+    }
+
+    /// A syntax error past the first group: the groups before it are handed on, and what follows
+    /// is the whole-file path's, so the JSON written is still the whole report's.
+    #[test]
+    fn grouped_stream_with_a_syntax_error_late_is_read_whole_from_there() {
+        let many = deployments((1 << 20) / DEPLOY.len() + 200);
+        let text = format!("{many}---\nkind: Pod\nspec: [\n{}", deployments(3));
+        assert!(same_in_parts(&text, 64 * 1024) > 1, "not written in parts");
+        assert!(
+            !same_in_groups(&text, 64 * 1024),
+            "read in groups to the end"
+        );
+    }
+
     #[test]
     fn grouped_stream_with_a_syntax_error_is_read_whole() {
         let two = deployments(2);

@@ -1143,7 +1143,14 @@ impl<'a> Yaml<'a> {
 
     /// Count [`IndentSteps`] over `nodes` (all of this tree's or a slice of them). `text` is the
     /// text the spans index (with its byte-order mark, if any).
-    pub fn walk_indent_steps(&self, text: &str, nodes: &[Node]) -> IndentSteps {
+    pub fn walk_indent_steps<'n>(
+        &self,
+        text: &str,
+        nodes: impl IntoIterator<Item = &'n Node<'a>>,
+    ) -> IndentSteps
+    where
+        'a: 'n,
+    {
         let bytes = text.as_bytes();
         let mut steps = IndentSteps::default();
         // Positions are found by looking at the few bytes around them (a key and its nested value
