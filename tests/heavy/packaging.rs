@@ -514,9 +514,40 @@ fn the_release_workflow_and_the_action_agree() {
     let publish = script(step(
         &release["jobs"]["github-release"]["steps"],
         "name",
-        "Create the release with every archive, checksum and wheel",
+        "Create the release with every archive, checksum, wheel and VS Code package",
     ));
     assert!(publish.contains("gh release create"), "{publish}");
+    // One VS Code package per platform, each from a build's own archive, before the release.
+    let needs = &release["jobs"]["github-release"]["needs"];
+    assert!(
+        needs.as_array().unwrap().iter().any(|n| n == "vscode"),
+        "{needs}"
+    );
+    let vsix = release["jobs"]["vscode"]["strategy"]["matrix"]["include"]
+        .as_array()
+        .unwrap();
+    let mut platforms = BTreeSet::new();
+    for v in vsix {
+        let target = v["target"].as_str().unwrap();
+        assert_eq!(
+            v["asset"].as_str(),
+            assets.get(target).map(String::as_str),
+            "{v}"
+        );
+        platforms.insert(v["vsce-target"].as_str().unwrap());
+    }
+    assert_eq!(
+        platforms,
+        BTreeSet::from([
+            "alpine-arm64",
+            "alpine-x64",
+            "darwin-arm64",
+            "darwin-x64",
+            "linux-arm64",
+            "linux-x64",
+            "win32-x64",
+        ])
+    );
     // The workflow's maturin is the one the tests build the wheel with.
     let pinned = std::fs::read_to_string(root().join("scripts/test-tools.sh")).unwrap();
     let pinned = pinned
