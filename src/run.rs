@@ -997,7 +997,10 @@ pub fn read_stdin_capped() -> std::io::Result<StdinRead> {
 }
 
 fn read_to_cap(r: &mut impl Read, cap: u64) -> std::io::Result<StdinRead> {
-    const PIECE: u64 = 8 << 20;
+    // Above the allocator's largest block that shares a segment (16 MiB in mimalloc 2), so that
+    // each piece is a block of its own: 8 MiB pieces went three to a 32 MiB segment, and 512 MiB
+    // of them did not fit under a 1 GiB address-space limit.
+    const PIECE: u64 = 64 << 20;
     let mut pieces: Vec<Vec<u8>> = Vec::new();
     let mut total = 0u64;
     while total <= cap {
