@@ -997,15 +997,18 @@ pub fn read_stdin_capped() -> std::io::Result<StdinRead> {
 }
 
 fn read_to_cap(r: &mut impl Read, cap: u64) -> std::io::Result<StdinRead> {
-    // Above the allocator's largest block that shares a segment (16 MiB in mimalloc 2), so that
-    // each piece is a block of its own: 8 MiB pieces went three to a 32 MiB segment, and 512 MiB
-    // of them did not fit under a 1 GiB address-space limit.
-    const PIECE: u64 = 64 << 20;
+    // Pieces double from 8 MiB to 64 MiB: a small input takes one small block, and most of a
+    // large one goes in blocks above 16 MiB, which mimalloc 2 gives a segment each (below that it
+    // puts them in shared 32 MiB segments: `MI_LARGE_OBJ_SIZE_MAX` and `MI_SEGMENT_SHIFT` in its
+    // `include/mimalloc/types.h`, 2.3). In 8 MiB pieces, 512 MiB took about 700 MiB of address
+    // space and did not fit under a 1 GiB limit (tests/fast/hostile.rs).
+    let mut piece_size: u64 = 8 << 20;
     let mut pieces: Vec<Vec<u8>> = Vec::new();
     let mut total = 0u64;
     while total <= cap {
         // Exactly the piece's size: a vector grown as it fills would reserve up to twice it.
-        let size = PIECE.min(cap + 1 - total);
+        let size = piece_size.min(cap + 1 - total);
+        piece_size = (piece_size * 2).min(64 << 20);
         let mut piece = Vec::with_capacity(size as usize);
         r.by_ref().take(size).read_to_end(&mut piece)?;
         if piece.is_empty() {
@@ -1108,7 +1111,7 @@ mod tests {
 
     #[test]
     fn standard_input_is_whole_up_to_the_cap_and_over_it_one_byte_later() {
-        let cap = 20 << 20; // three pieces and a half
+        let cap = 40 << 20; // pieces of 8 and 16 MiB, then the rest
         let at_cap = vec![b'a'; cap as usize];
         match read_to_cap(&mut &at_cap[..], cap).unwrap() {
             StdinRead::Whole(b) => assert_eq!(b, at_cap),
@@ -1119,6 +1122,8 @@ mod tests {
             StdinRead::OverCap(pieces) => {
                 // One byte past the cap is read, and no more is taken from the input.
                 assert_eq!(pieces.concat(), over[..cap as usize + 1]);
+                let sizes: Vec<usize> = pieces.iter().map(Vec::len).collect();
+                assert_eq!(sizes, [8 << 20, 16 << 20, (16 << 20) + 1]);
             }
             StdinRead::Whole(_) => panic!("over the cap"),
         }

@@ -26,6 +26,9 @@ pub struct Emitter<'a, 'y> {
     /// indentation, which may mean walking every node (see [`Indents::detect`]).
     basics: std::sync::OnceLock<(&'static str, bool)>,
     indents: std::sync::OnceLock<Indents>,
+    /// Where the documents the layout is read from end ([`layout_end`]): both of the above need
+    /// it, and finding it scans a large text.
+    layout_end: std::sync::OnceLock<usize>,
     shared: std::sync::OnceLock<Vec<std::ops::Range<usize>>>,
 }
 
@@ -36,8 +39,13 @@ impl<'a, 'y> Emitter<'a, 'y> {
             y,
             basics: std::sync::OnceLock::new(),
             indents: std::sync::OnceLock::new(),
+            layout_end: std::sync::OnceLock::new(),
             shared: std::sync::OnceLock::new(),
         }
+    }
+
+    fn layout_end(&self) -> usize {
+        *self.layout_end.get_or_init(|| layout_end(self.src))
     }
 
     /// Give the file's layout up front: a group of a large stream is linted with the layout of
@@ -48,7 +56,10 @@ impl<'a, 'y> Emitter<'a, 'y> {
     }
 
     pub fn layout(&self) -> Layout<'_> {
-        let &(nl, json) = self.basics.get_or_init(|| Layout::basics(self.src, self.y));
+        let &(nl, json) = self.basics.get_or_init(|| {
+            let json = Layout::json_before(self.y, self.layout_end());
+            (Layout::basics_nl(self.src), json)
+        });
         Layout { nl, json, em: self }
     }
 
@@ -121,13 +132,6 @@ pub struct Indents {
 }
 
 impl Layout<'_> {
-    fn basics(src: &Source, y: &Yaml) -> (&'static str, bool) {
-        (
-            Layout::basics_nl(src),
-            Layout::json_before(y, layout_end(src)),
-        )
-    }
-
     fn basics_nl(src: &Source) -> &'static str {
         if src.uses_crlf() {
             "\r\n"
@@ -154,7 +158,8 @@ impl Layout<'_> {
 
     fn indents(&self) -> Indents {
         let em = self.em;
-        *em.indents.get_or_init(|| Indents::detect(em.src, em.y))
+        *em.indents
+            .get_or_init(|| Indents::detect(em.src, em.y, em.layout_end()))
     }
 
     pub fn unit(&self) -> usize {
@@ -168,10 +173,9 @@ impl Layout<'_> {
 
 impl Indents {
     /// Read the indentation from the file itself: the most common indent of nested mappings and
-    /// of block sequences under a key, in the documents that start in its first MiB
-    /// ([`layout_end`]). Files with no nesting get two spaces, indented sequences.
-    pub fn detect(src: &Source, y: &Yaml) -> Indents {
-        let end = layout_end(src);
+    /// of block sequences under a key, in the documents that start before `end` (its first MiB,
+    /// [`layout_end`]). Files with no nesting get two spaces, indented sequences.
+    pub fn detect(src: &Source, y: &Yaml, end: usize) -> Indents {
         if end < src.text.len() {
             let first = y.nodes.iter().filter(|n| n.span.start < end);
             return Indents::from_steps(y.walk_indent_steps(&src.text, first));
@@ -228,7 +232,7 @@ impl Indents {
 /// How much of a large text its layout is read from: the documents that start in its first MiB.
 /// A stream of thousands of documents (`kubectl get -A -o yaml`, `helm template` of a platform)
 /// is then linted in one pass, its fixes known as soon as its first MiB is read (see
-/// `crate::stream`); an editor detects a file's indentation from its first lines the same way.
+/// `crate::stream`).
 pub const LAYOUT_BYTES: usize = 1 << 20;
 
 /// Where the documents the layout is read from end, as an offset into `src.text`: the first

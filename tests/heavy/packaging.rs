@@ -52,28 +52,8 @@ fn packaging() -> Option<&'static Packaging> {
             // panics under CI). `Tools` names only the tools every test needs, so the script is
             // asked once more for the rest: with everything installed it only prints.
             let tools = tools::ensure()?;
-            let out = Command::new("bash")
-                .arg(root().join("scripts").join("test-tools.sh"))
-                .current_dir(root())
-                .output()
-                .expect("run scripts/test-tools.sh");
-            assert!(out.status.success(), "{}", text(&out));
-            let stdout = String::from_utf8(out.stdout).unwrap();
-            let paths: BTreeMap<&str, PathBuf> = stdout
-                .lines()
-                .filter_map(|l| l.split_once('='))
-                .map(|(k, v)| (k, PathBuf::from(v)))
-                .collect();
-            let take = |key: &str| {
-                let path = paths
-                    .get(key)
-                    .unwrap_or_else(|| {
-                        panic!("scripts/test-tools.sh did not print {key}=\n{stdout}")
-                    })
-                    .clone();
-                assert!(path.exists(), "{key}={} does not exist", path.display());
-                path
-            };
+            let mut paths = tools::script_paths("test-tools.sh")?;
+            let mut take = |key: &str| paths.take(key);
             let python = tools.pre_commit.with_file_name("python");
             assert!(
                 python.exists(),

@@ -9,9 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The script's exit status for "this machine cannot have the tools", as opposed to a failure.
-const IMPOSSIBLE: i32 = 3;
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -38,39 +35,8 @@ fn run(what: &str, cmd: &mut Command) -> String {
 /// code-server's launcher and Chromium, or None (said in one line; a failure in CI) where this
 /// machine cannot have them.
 fn tools() -> Option<(PathBuf, PathBuf)> {
-    let script = root().join("scripts/vscode-e2e-tools.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .current_dir(root())
-        .output()
-        .expect("run bash");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if out.status.code() == Some(IMPOSSIBLE) {
-        let why = stderr.lines().rev().find(|l| !l.trim().is_empty());
-        crate::common::did_not_run(&format!(
-            "the VS Code end-to-end test needs what this machine cannot have: {}",
-            why.unwrap_or("no message").trim()
-        ));
-        return None;
-    }
-    assert!(
-        out.status.success(),
-        "scripts/vscode-e2e-tools.sh failed ({}):\n{stderr}",
-        out.status
-    );
-    let stdout = String::from_utf8(out.stdout).expect("the script printed UTF-8");
-    let path = |key: &str| {
-        let p = stdout
-            .lines()
-            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
-            .map(PathBuf::from)
-            .unwrap_or_else(|| {
-                panic!("scripts/vscode-e2e-tools.sh did not print {key}=\n{stdout}")
-            });
-        assert!(p.exists(), "{key}={} does not exist", p.display());
-        p
-    };
-    Some((path("CODE_SERVER"), path("CHROMIUM")))
+    let mut paths = crate::tools::script_paths("vscode-e2e-tools.sh")?;
+    Some((paths.take("CODE_SERVER"), paths.take("CHROMIUM")))
 }
 
 fn npm(dir: &Path, args: &[&str]) -> String {

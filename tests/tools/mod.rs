@@ -46,39 +46,8 @@ pub fn ensure() -> Option<Tools> {
 }
 
 fn install() -> Option<Tools> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let script = root.join("scripts").join("test-tools.sh");
-    let out = match Command::new("bash").arg(&script).current_dir(root).output() {
-        Ok(out) => out,
-        Err(e) => return unavailable(&format!("cannot run bash: {e}")),
-    };
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        // The script's last line names the step that failed; the rest is install chatter.
-        let why = stderr.lines().rev().find(|l| !l.trim().is_empty());
-        let why = why.unwrap_or("no message").trim();
-        if out.status.code() == Some(IMPOSSIBLE) {
-            return unavailable(why);
-        }
-        // A failed download or a broken step is a bug to see, not a reason to skip.
-        panic!("scripts/test-tools.sh failed ({}):\n{stderr}", out.status);
-    }
-    // Once the script succeeded, anything unexpected in its answer is a bug, never a skip.
-    let stdout = String::from_utf8(out.stdout).expect("scripts/test-tools.sh printed non-UTF-8");
-    let mut paths = BTreeMap::new();
-    for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
-        let (key, value) = line
-            .split_once('=')
-            .unwrap_or_else(|| panic!("scripts/test-tools.sh printed {line:?}, not KEY=path"));
-        paths.insert(key.to_string(), PathBuf::from(value));
-    }
-    let mut take = |key: &str| {
-        let path = paths
-            .remove(key)
-            .unwrap_or_else(|| panic!("scripts/test-tools.sh did not print {key}=\n{stdout}"));
-        assert!(path.exists(), "{key}={} does not exist", path.display());
-        path
-    };
+    let mut paths = script_paths("test-tools.sh")?;
+    let mut take = |key: &str| paths.take(key);
     Some(Tools {
         sarif_multitool: take("SARIF_MULTITOOL"),
         pre_commit: take("PRE_COMMIT"),
@@ -90,7 +59,67 @@ fn install() -> Option<Tools> {
     })
 }
 
-fn unavailable(why: &str) -> Option<Tools> {
+/// What one of the project's tool scripts printed: its `KEY=path` lines.
+pub struct ScriptPaths {
+    script: String,
+    stdout: String,
+    paths: BTreeMap<String, PathBuf>,
+}
+
+impl ScriptPaths {
+    /// The path the script printed for `key`; a panic when it printed none or the path is
+    /// missing (the script succeeded, so that is a bug, never a reason to skip).
+    pub fn take(&mut self, key: &str) -> PathBuf {
+        let path = self.paths.remove(key).unwrap_or_else(|| {
+            panic!(
+                "scripts/{} did not print {key}=\n{}",
+                self.script, self.stdout
+            )
+        });
+        assert!(path.exists(), "{key}={} does not exist", path.display());
+        path
+    }
+}
+
+/// Run `scripts/NAME`, which installs pinned tools and prints where they are. None where it says
+/// this machine cannot have them (exit 3), after saying so in one line (in CI, a panic); any other
+/// failure panics.
+pub fn script_paths(name: &str) -> Option<ScriptPaths> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let script = root.join("scripts").join(name);
+    let out = match Command::new("bash").arg(&script).current_dir(root).output() {
+        Ok(out) => out,
+        Err(e) => return unavailable(&format!("cannot run bash: {e}")),
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        // The script's last line names the step that failed; the rest is install chatter.
+        let why = stderr.lines().rev().find(|l| !l.trim().is_empty());
+        let why = why.unwrap_or("no message").trim();
+        if out.status.code() == Some(IMPOSSIBLE) {
+            return unavailable(&format!("scripts/{name}: {why}"));
+        }
+        // A failed download or a broken step is a bug to see, not a reason to skip.
+        panic!("scripts/{name} failed ({}):\n{stderr}", out.status);
+    }
+    // Once the script succeeded, anything unexpected in its answer is a bug, never a skip.
+    let stdout = String::from_utf8(out.stdout)
+        .unwrap_or_else(|_| panic!("scripts/{name} printed non-UTF-8"));
+    let mut paths = BTreeMap::new();
+    for line in stdout.lines().filter(|l| !l.trim().is_empty()) {
+        let (key, value) = line
+            .split_once('=')
+            .unwrap_or_else(|| panic!("scripts/{name} printed {line:?}, not KEY=path"));
+        paths.insert(key.to_string(), PathBuf::from(value));
+    }
+    Some(ScriptPaths {
+        script: name.to_string(),
+        stdout,
+        paths,
+    })
+}
+
+fn unavailable<T>(why: &str) -> Option<T> {
     if in_ci() {
         panic!("CI must run the tool-driven tests, but the test tools are unavailable: {why}");
     }
