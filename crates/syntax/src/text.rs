@@ -117,6 +117,10 @@ fn acts(c: char) -> bool {
 /// A name as it can be printed on a terminal: control characters (an escape sequence, a line
 /// break in a file name) are shown as Rust escapes, `\u{1b}`, `\n`, instead of acting.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    // Names are nearly always printable ASCII, where nothing acts.
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return std::borrow::Cow::Borrowed(s);
+    }
     escape_acting(s, &mut Vec::new(), false, |_, _| true)
 }
 
