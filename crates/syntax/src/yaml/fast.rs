@@ -185,10 +185,7 @@ pub(super) fn document_starts(b: &[u8], gap: usize) -> Vec<usize> {
     let mut cuts = vec![0];
     let mut from = gap;
     while from < b.len() {
-        let Some(i) = b[from..]
-            .windows(4)
-            .position(|w| w[0] == b'\n' && &w[1..] == b"---")
-        else {
+        let Some(i) = memchr::memmem::find(&b[from..], b"\n---") else {
             break;
         };
         let at = from + i + 1;
