@@ -157,14 +157,21 @@ fn in_groups(
         let checked = next.take().map(|group| {
             let docs = group.docs.len();
             let check = || {
-                let y = context.around(&src, cfg, range.clone(), docs_before, group)?;
+                let (y, first) = context.around(&src, cfg, range.clone(), group)?;
                 let part_of = Part {
-                    own: docs_before..docs_before + docs,
+                    own: first..first + docs,
                     layout: Some(layout),
                 };
                 let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
                 crate::fingerprint::set_all(&src.name, &y, &mut found);
                 drop(y);
+                // The group was checked under its own document numbers; in the file, the
+                // documents of the groups before come first. (Numbering them in the tree meant
+                // as many empty documents as came before, in every group: a pass over all of
+                // them per group, which grew with the square of the stream.)
+                for d in &mut found {
+                    d.document = d.document + docs_before - first;
+                }
                 Some((lint::positioned(&src, found), s, docs))
             };
             // The next group is parsed while this one is checked: two trees at a time, at most.
@@ -289,16 +296,15 @@ impl Context {
         Some(context)
     }
 
-    /// The tree a group is checked in: the group's documents at their numbers in the file, with
-    /// the context documents of other groups before and after them, in file order.
+    /// The tree a group is checked in: the context documents of other groups before and after
+    /// the group's own, in file order, and where the group's own begin among them.
     fn around<'a>(
         &self,
         src: &'a Source,
         cfg: &Config,
         group: Range<usize>,
-        docs_before: usize,
         y: Yaml<'a>,
-    ) -> Option<Yaml<'a>> {
+    ) -> Option<(Yaml<'a>, usize)> {
         let text = src.yaml_text();
         let outside = |r: &&Range<usize>| r.end <= group.start || r.start >= group.end;
         let mut beside: Vec<&Range<usize>> = self.across.iter().filter(outside).collect();
@@ -315,9 +321,7 @@ impl Context {
             );
         }
         if beside.is_empty() {
-            let mut y = y;
-            y.shift_docs(docs_before);
-            return Some(y);
+            return Some((y, 0));
         }
         beside.sort_by_key(|r| r.start);
         beside.dedup();
@@ -326,14 +330,14 @@ impl Context {
         };
         let mut all = Yaml::default();
         for r in beside.iter().filter(|r| r.end <= group.start) {
-            all.append_at(0, parse(r)?);
+            all.append(parse(r)?);
         }
-        all.append_at(docs_before, y);
+        let first = all.docs.len();
+        all.append(y);
         for r in beside.iter().filter(|r| r.start >= group.end) {
-            let at = all.docs.len();
-            all.append_at(at, parse(r)?);
+            all.append(parse(r)?);
         }
-        Some(all)
+        Some((all, first))
     }
 }
 

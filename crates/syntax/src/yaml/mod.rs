@@ -440,33 +440,10 @@ pub fn documents_naming(text: &str, words: &[&str]) -> Vec<Range<usize>> {
 }
 
 impl<'a> Yaml<'a> {
-    /// Append `piece` after the documents already here, first padding them with empty documents
-    /// up to `docs_before`: a group of a stream keeps the document numbers of the whole stream.
-    pub fn append_at(&mut self, docs_before: usize, piece: Yaml<'a>) {
-        while self.docs.len() < docs_before {
-            self.docs.push(Document {
-                root: None,
-                span: 0..0,
-                error: None,
-            });
-        }
+    /// Append `piece`'s documents after the ones already here (a group of a stream and the
+    /// context documents read beside it).
+    pub fn append(&mut self, piece: Yaml<'a>) {
         fast::join(self, piece);
-    }
-
-    /// Number this tree's documents as if `n` documents came before them (a group of a stream,
-    /// checked alone): empty documents stand in for those.
-    pub fn shift_docs(&mut self, n: usize) {
-        if n == 0 {
-            return;
-        }
-        let empty = (0..n).map(|_| Document {
-            root: None,
-            span: 0..0,
-            error: None,
-        });
-        self.docs.splice(0..0, empty);
-        self.comments.iter_mut().for_each(|c| c.doc += n);
-        self.duplicates.iter_mut().for_each(|d| d.doc += n);
     }
 
     /// Keep only the objects of this tree: no comments, duplicate keys or errors, which are
