@@ -8,11 +8,13 @@
 //! YAML, and that part can be read line by line.
 //!
 //! What it reads: `---` documents, comments, block mappings and sequences (compact `- key: v` and
-//! indentless `key:\n- item` included), plain scalars on one line, single- and double-quoted scalars
+//! indentless `key:\n- item` included), plain scalars (over several lines too, as controller-gen
+//! wraps CRD descriptions), single-quoted scalars (over several lines too), double-quoted ones
 //! on one line, literal and folded block scalars, and flow collections on one line.
 //!
-//! What it declines: anything else (tabs, anchors, aliases, tags, directives, `...`, multi-line plain
-//! or quoted scalars, multi-line flow collections, `?` keys, control characters) and every syntax
+//! What it declines: anything else (tabs, anchors, aliases, tags, directives, `...`, multi-line
+//! double-quoted scalars, a plain scalar's later line that could be read otherwise, multi-line flow
+//! collections, `?` keys, control characters) and every syntax
 //! error. Then [`parse`] returns `None`. [`parse_mixed`] then reads a stream of several documents
 //! one document at a time, the declined ones with the reference parser (see [`parse_documents`]);
 //! when the reference parser finds an error in any of them, the whole file is parsed by it, so
@@ -477,10 +479,17 @@ impl<'a> Scan<'a> {
         }
         let next = match self.b[at] {
             b'"' | b'\'' => {
-                let (end, value) = self.quoted(at)?;
+                let one_line = self.quoted(at);
+                let several = one_line.is_err() && self.b[at] == b'\'';
+                let (end, value) = match (one_line, parent) {
+                    (Ok(found), _) => found,
+                    (Err(_), Some(parent)) if several => self.single_quoted_lines(at, parent)?,
+                    (Err(e), _) => return Err(e),
+                };
                 let after = self.spaces(end);
                 if self.at(after) == b':' && self.colon_ends(after + 1) {
-                    if !block {
+                    // A key is on one line.
+                    if !block || several {
                         return Err(Decline);
                     }
                     return self.mapping(at, col);
@@ -504,8 +513,17 @@ impl<'a> Scan<'a> {
                     }
                     return self.mapping(at, col);
                 }
-                self.plain(at, end);
-                self.finish_line(end)?
+                match parent.and_then(|p| self.plain_lines(at, end, p)) {
+                    Some((end, value)) => {
+                        let r = self.span(at..end);
+                        self.out.scalar(Cow::Owned(value), Style::Plain, r);
+                        self.finish_line(end)?
+                    }
+                    None => {
+                        self.plain(at, end);
+                        self.finish_line(end)?
+                    }
+                }
             }
         };
         // A more indented line would continue the scalar over several lines.
@@ -513,6 +531,55 @@ impl<'a> Scan<'a> {
             return Err(Decline);
         }
         Ok(next)
+    }
+
+    /// A plain scalar continued on the lines after its first (`at..end`), each indented more
+    /// than `parent`, as controller-gen wraps the descriptions of every CRD: where it ends and
+    /// its value, the lines folded into one (a line break is a space, and each empty line
+    /// between two lines a line break). None when the next line does not continue it. Anything
+    /// on a later line that could be read otherwise (a comment, `: `, a `:` or `#` first, a
+    /// carriage return) is left to the reference parser, as the line after a comment is.
+    fn plain_lines(&self, at: usize, end: usize, parent: usize) -> Option<(usize, String)> {
+        let b = self.b;
+        let mut value: Option<String> = None;
+        let mut last = end;
+        loop {
+            // The rest of the line must be spaces: a comment ends the scalar.
+            let eol = self.spaces(last);
+            if self.at(eol) != b'\n' || eol >= b.len() {
+                break;
+            }
+            let mut line = eol + 1;
+            let mut empty = 0;
+            let start = loop {
+                let s = self.spaces(line);
+                if s < b.len() && b[s] == b'\n' {
+                    empty += 1;
+                    line = s + 1;
+                } else {
+                    break s;
+                }
+            };
+            if start >= b.len() || start - line <= parent {
+                break;
+            }
+            if matches!(b[start], b'#' | b':' | b'\r') {
+                return None;
+            }
+            let (next_end, key) = self.plain_line(start);
+            let rest = self.spaces(next_end);
+            if key || !matches!(self.at(rest), b'\n') || next_end == start {
+                return None;
+            }
+            let v = value.get_or_insert_with(|| self.t[at..end].to_string());
+            if empty == 0 {
+                v.push(' ');
+            }
+            v.extend(std::iter::repeat_n('\n', empty));
+            v.push_str(&self.t[start..next_end]);
+            last = next_end;
+        }
+        value.map(|v| (last, v))
     }
 
     fn plain(&mut self, at: usize, end: usize) {
@@ -721,6 +788,55 @@ impl<'a> Scan<'a> {
     }
 
     /// A quoted scalar that closes on its line: the position after the closing quote and its value.
+    /// A single-quoted scalar over several lines, each after the first indented more than
+    /// `parent` (controller-gen quotes a description that holds `: `): where it ends and its
+    /// value, the lines folded as a plain scalar's are. A line indented less is left to the
+    /// reference parser.
+    fn single_quoted_lines(&self, at: usize, parent: usize) -> R<(usize, Cow<'a, str>)> {
+        let b = self.b;
+        let mut value = String::new();
+        let (mut p, mut run) = (at + 1, at + 1);
+        loop {
+            match b.get(p) {
+                None | Some(b'\r') => return Err(Decline),
+                Some(b'\'') if b.get(p + 1) == Some(&b'\'') => {
+                    value.push_str(&self.t[run..p + 1]);
+                    p += 2;
+                    run = p;
+                }
+                Some(b'\'') => {
+                    value.push_str(&self.t[run..p]);
+                    return Ok((p + 1, Cow::Owned(value)));
+                }
+                Some(b'\n') => {
+                    // Spaces before a line break and after it are not part of the value.
+                    value.push_str(self.t[run..p].trim_end_matches(' '));
+                    let mut line = p + 1;
+                    let mut empty = 0;
+                    let start = loop {
+                        let s = self.spaces(line);
+                        if b.get(s) == Some(&b'\n') {
+                            empty += 1;
+                            line = s + 1;
+                        } else {
+                            break s;
+                        }
+                    };
+                    if start >= b.len() || start - line <= parent {
+                        return Err(Decline);
+                    }
+                    if empty == 0 {
+                        value.push(' ');
+                    }
+                    value.extend(std::iter::repeat_n('\n', empty));
+                    p = start;
+                    run = p;
+                }
+                Some(_) => p += 1,
+            }
+        }
+    }
+
     fn quoted(&self, at: usize) -> R<(usize, Cow<'a, str>)> {
         let b = self.b;
         let q = b[at];
