@@ -1346,11 +1346,8 @@ fn cached(reference: &Reference, opts: &Options) -> Cached {
 /// (or larger than [`SNAPSHOT_CAP`]) is ignored, as a bad entry is.
 pub struct OfflineCache {
     opts: Options,
-    /// The snapshot, when it matches the directories and the platform: read on a thread of its
-    /// own from [`OfflineCache::open`] on, so that parsing it (6,000 images are 2 MB of JSON)
-    /// overlaps the walk and the cross-file pass instead of coming before them.
-    snapshot: std::sync::OnceLock<Option<Snapshot>>,
-    reading: std::sync::Mutex<Option<std::thread::JoinHandle<Option<Snapshot>>>>,
+    /// The snapshot, when it matches the directories and the platform.
+    snapshot: Option<Snapshot>,
     /// The directories' modification times before any entry was read, when they are old enough
     /// that a later change cannot share them: a snapshot written then is valid until one changes.
     stamps: Option<Stamps>,
@@ -1392,39 +1389,21 @@ impl OfflineCache {
                 .flatten()
                 .all(|&(secs, nanos)| now.saturating_sub(Duration::new(secs, nanos)) > SETTLED)
         });
-        let (file, platform) = (snapshot_file(&opts), opts.platform.clone());
-        let read_snapshot = move || {
-            file.and_then(|f| read_capped_json::<Snapshot>(&f, SNAPSHOT_CAP))
-                .filter(|s| Some(s.stamps) == stamps && s.platform == platform)
-        };
-        let (snapshot, reading) = (std::sync::OnceLock::new(), std::sync::Mutex::new(None));
-        match std::thread::Builder::new().spawn(read_snapshot.clone()) {
-            Ok(thread) => *reading.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread),
-            Err(_) => _ = snapshot.set(read_snapshot()),
-        }
+        let snapshot = snapshot_file(&opts)
+            .and_then(|f| read_capped_json::<Snapshot>(&f, SNAPSHOT_CAP))
+            .filter(|s| Some(s.stamps) == stamps && s.platform == opts.platform);
         OfflineCache {
             opts,
             snapshot,
-            reading,
             stamps: settled,
             read: Default::default(),
         }
     }
 
-    /// The snapshot, once its thread has read it.
-    fn snapshot(&self) -> Option<&Snapshot> {
-        self.snapshot
-            .get_or_init(|| {
-                let thread = self.reading.lock().ok()?.take()?;
-                thread.join().ok().flatten()
-            })
-            .as_ref()
-    }
-
     /// What the cache says of one image, as `inspect_all` answers it offline; None when `text`
     /// names no registry image.
     pub fn answer(&self, text: &str) -> Option<Result<ImageFacts, String>> {
-        if let Some(f) = self.snapshot().and_then(|s| s.facts.get(text)) {
+        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.facts.get(text)) {
             return Some(Ok(f.clone()));
         }
         let found = cached(&registry_image(text)?, &self.opts);
@@ -1447,7 +1426,7 @@ impl OfflineCache {
             return;
         }
         let mut facts = std::mem::take(&mut *read);
-        if let Some(old) = self.snapshot() {
+        if let Some(old) = &self.snapshot {
             for (k, v) in &old.facts {
                 facts.entry(k.clone()).or_insert_with(|| v.clone());
             }
