@@ -133,7 +133,7 @@ def status(name):
         with open(os.path.join(TOOLS, "status", name)) as f:
             return f.read().strip()
     except OSError:
-        return "skip not installed"
+        return "not installed (bench/install-peers.sh)"
 
 
 def peers(path, with_checkov):
