@@ -164,6 +164,8 @@ fn in_groups(
         let (mut found, s) = lint::check_part(&src, &y, cfg, sel, project, &part_of);
         crate::fingerprint::set_all(&src.name, &y, &mut found);
         drop(y);
+        // Only the group's own documents are reported here; the others are their groups'.
+        found.retain(|d| part_of.own.contains(&d.document));
         for d in &mut found {
             d.document -= first;
         }
