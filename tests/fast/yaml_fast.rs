@@ -444,7 +444,7 @@ impl Gen {
     fn value(&mut self, indent: usize, depth: usize, out: &mut String) {
         let nl = if self.chance(10) { "\r\n" } else { "\n" };
         let step = if self.chance(50) { 2 } else { 4 };
-        match if depth > 3 { 0 } else { self.next() % 6 } {
+        match if depth > 3 { 0 } else { self.next() % 7 } {
             0 | 1 => {
                 out.push(' ');
                 out.push_str(&self.scalar());
@@ -479,6 +479,50 @@ impl Gen {
                     out.push_str(self.pick(&["line", "# not a comment", "a: b", "  more", "x  "]));
                     out.push_str(nl);
                 }
+            }
+            5 => {
+                // A scalar continued on later lines, as controller-gen wraps descriptions: plain
+                // or single-quoted, the later lines indented more than the key or not. (Line
+                // feeds only: with a carriage return the fast path leaves it to the reference.)
+                let nl = "\n";
+                let quoted = self.chance(40);
+                out.push_str(if quoted {
+                    " 'first words"
+                } else {
+                    " first words"
+                });
+                for _ in 0..1 + self.next() % 3 {
+                    if self.chance(15) {
+                        out.push_str(self.pick(&["  ", ""]));
+                        out.push_str(nl);
+                    }
+                    out.push_str(nl);
+                    let deeper = 1 + self.next() as usize % 4;
+                    let pad = if self.chance(3) {
+                        indent
+                    } else {
+                        indent + deeper
+                    };
+                    out.push_str(&" ".repeat(pad));
+                    // Mostly words; sometimes a line the reference parser must decide.
+                    out.push_str(if self.chance(8) {
+                        self.pick(&["a: b", "x # c", "# c", ": x"])
+                    } else {
+                        self.pick(&[
+                            "more words",
+                            "--dry-run` flag",
+                            "- item",
+                            "(default: false)",
+                            "it''s",
+                            "trailing  ",
+                            "[a] {b}, c",
+                        ])
+                    });
+                }
+                if quoted {
+                    out.push('\'');
+                }
+                out.push_str(nl);
             }
             _ => out.push_str(nl),
         }
