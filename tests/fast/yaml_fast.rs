@@ -231,7 +231,7 @@ fn edge_cases_match_or_are_declined() {
         "- |\n  x\n- y\n",
         "a: |\n  x\n  # not\n # c\nb: 1\n",
         "a: >-\n  p\n  q\n\n\n  r\nb: |\r\n  x\r\n\r\n   y\r\nc: 1\r\n",
-        // Plain scalars over several lines, as controller-gen wraps CRD descriptions.
+        // Plain scalars over several lines, as generated CRDs' long descriptions come.
         "a: b\n  c\n",
         "- a\n b\n",
         "a:\n  b: one two\n    three (x) [y] {z}, w\n       four\n  c: 1\n",
@@ -481,7 +481,7 @@ impl Gen {
                 }
             }
             5 => {
-                // A scalar continued on later lines, as controller-gen wraps descriptions: plain
+                // A scalar continued on later lines, as CRDs' long descriptions come: plain
                 // or single-quoted, the later lines indented more than the key or not. (Line
                 // feeds only: with a carriage return the fast path leaves it to the reference.)
                 let nl = "\n";

@@ -8,8 +8,8 @@
 //! YAML, and that part can be read line by line.
 //!
 //! What it reads: `---` documents, comments, block mappings and sequences (compact `- key: v` and
-//! indentless `key:\n- item` included), plain scalars (over several lines too, as controller-gen
-//! wraps CRD descriptions), single-quoted scalars (over several lines too), double-quoted ones
+//! indentless `key:\n- item` included), plain scalars (over several lines too, as the long
+//! descriptions of generated CRDs come), single-quoted scalars (over several lines too), double-quoted ones
 //! on one line, literal and folded block scalars, and flow collections on one line.
 //!
 //! What it declines: anything else (tabs, anchors, aliases, tags, directives, `...`, multi-line
@@ -533,8 +533,24 @@ impl<'a> Scan<'a> {
         Ok(next)
     }
 
+    /// Where a scalar broken at the line feed `eol` goes on: the first content of the next line
+    /// that is not empty, and how many empty lines came between. None at the end of the text, or
+    /// when that line is indented no more than `parent` (the scalar ended at the break).
+    fn continued(&self, eol: usize, parent: usize) -> Option<(usize, usize)> {
+        let (mut line, mut empty) = (eol + 1, 0);
+        let start = loop {
+            let s = self.spaces(line);
+            if self.b.get(s) != Some(&b'\n') {
+                break s;
+            }
+            empty += 1;
+            line = s + 1;
+        };
+        (start < self.b.len() && start - line > parent).then_some((start, empty))
+    }
+
     /// A plain scalar continued on the lines after its first (`at..end`), each indented more
-    /// than `parent`, as controller-gen wraps the descriptions of every CRD: where it ends and
+    /// than `parent`, as the long descriptions of generated CRDs come: where it ends and
     /// its value, the lines folded into one (a line break is a space, and each empty line
     /// between two lines a line break). None when the next line does not continue it. Anything
     /// on a later line that could be read otherwise (a comment, `: `, a `:` or `#` first, a
@@ -546,36 +562,22 @@ impl<'a> Scan<'a> {
         loop {
             // The rest of the line must be spaces: a comment ends the scalar.
             let eol = self.spaces(last);
-            if self.at(eol) != b'\n' || eol >= b.len() {
+            if b.get(eol) != Some(&b'\n') {
                 break;
             }
-            let mut line = eol + 1;
-            let mut empty = 0;
-            let start = loop {
-                let s = self.spaces(line);
-                if s < b.len() && b[s] == b'\n' {
-                    empty += 1;
-                    line = s + 1;
-                } else {
-                    break s;
-                }
+            let Some((start, empty)) = self.continued(eol, parent) else {
+                break;
             };
-            if start >= b.len() || start - line <= parent {
-                break;
-            }
             if matches!(b[start], b'#' | b':' | b'\r') {
                 return None;
             }
             let (next_end, key) = self.plain_line(start);
             let rest = self.spaces(next_end);
-            if key || !matches!(self.at(rest), b'\n') || next_end == start {
+            if key || self.at(rest) != b'\n' || next_end == start {
                 return None;
             }
             let v = value.get_or_insert_with(|| self.t[at..end].to_string());
-            if empty == 0 {
-                v.push(' ');
-            }
-            v.extend(std::iter::repeat_n('\n', empty));
+            fold(v, empty);
             v.push_str(&self.t[start..next_end]);
             last = next_end;
         }
@@ -787,9 +789,8 @@ impl<'a> Scan<'a> {
         Ok(next)
     }
 
-    /// A quoted scalar that closes on its line: the position after the closing quote and its value.
     /// A single-quoted scalar over several lines, each after the first indented more than
-    /// `parent` (controller-gen quotes a description that holds `: `): where it ends and its
+    /// `parent` (a long CRD description that holds `: ` comes so): where it ends and its
     /// value, the lines folded as a plain scalar's are. A line indented less is left to the
     /// reference parser.
     fn single_quoted_lines(&self, at: usize, parent: usize) -> R<(usize, Cow<'a, str>)> {
@@ -811,24 +812,8 @@ impl<'a> Scan<'a> {
                 Some(b'\n') => {
                     // Spaces before a line break and after it are not part of the value.
                     value.push_str(self.t[run..p].trim_end_matches(' '));
-                    let mut line = p + 1;
-                    let mut empty = 0;
-                    let start = loop {
-                        let s = self.spaces(line);
-                        if b.get(s) == Some(&b'\n') {
-                            empty += 1;
-                            line = s + 1;
-                        } else {
-                            break s;
-                        }
-                    };
-                    if start >= b.len() || start - line <= parent {
-                        return Err(Decline);
-                    }
-                    if empty == 0 {
-                        value.push(' ');
-                    }
-                    value.extend(std::iter::repeat_n('\n', empty));
+                    let (start, empty) = self.continued(p, parent).ok_or(Decline)?;
+                    fold(&mut value, empty);
                     p = start;
                     run = p;
                 }
@@ -837,6 +822,7 @@ impl<'a> Scan<'a> {
         }
     }
 
+    /// A quoted scalar that closes on its line: the position after the closing quote and its value.
     fn quoted(&self, at: usize) -> R<(usize, Cow<'a, str>)> {
         let b = self.b;
         let q = b[at];
@@ -1070,6 +1056,15 @@ impl<'a> Scan<'a> {
 
 /// Whether a plain scalar may start at `at` (block context): not with an indicator, except `-`
 /// before a non-space.
+/// Join the next line of a scalar over several lines to `value`, as YAML folds them: a line break
+/// is a space, and each of `empty` empty lines between the two a line break.
+fn fold(value: &mut String, empty: usize) {
+    if empty == 0 {
+        value.push(' ');
+    }
+    value.extend(std::iter::repeat_n('\n', empty));
+}
+
 fn plain_start(b: &[u8], at: usize) -> bool {
     let Some(&first) = b.get(at) else {
         return false;
