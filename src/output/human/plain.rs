@@ -146,37 +146,18 @@ fn snippet(out: &mut String, report: &Report) -> Option<()> {
     let last_number = first + lines.len();
     let linum_width = last_number.to_string().len();
     let primary = text.read_span(&span, 0, 0).ok()?;
-    let pad = |out: &mut String, c: char, n: usize| out.extend(std::iter::repeat_n(c, n));
+    let pad = " ".repeat(linum_width + 2);
     use std::fmt::Write as _;
-    pad(out, ' ', linum_width + 2);
     let _ = writeln!(
         out,
-        "╭{HBAR}[{}:{}:{}]",
+        "{pad}╭{HBAR}[{}:{}:{}]",
         report.source.name(),
         primary.line() + 1,
         primary.column() + 1
     );
-    // The numbers are right-aligned in the gutter: padded by hand, as `{:>w$}` pads one
-    // character at a time.
-    let gutter = |out: &mut String, number: Option<usize>, bar: char| {
-        out.push(' ');
-        match number {
-            Some(n) => {
-                let n = n.to_string();
-                pad(out, ' ', linum_width.saturating_sub(n.len()));
-                out.push_str(&n);
-            }
-            None => pad(out, ' ', linum_width),
-        }
-        out.push(' ');
-        out.push(bar);
-        out.push(' ');
-    };
     for (i, (_, bytes)) in lines.iter().enumerate() {
         let shown = std::str::from_utf8(bytes).ok()?.trim_end_matches('\n');
-        gutter(out, Some(first + i + 1), VBAR);
-        out.push_str(shown);
-        out.push('\n');
+        let _ = writeln!(out, " {:linum_width$} {VBAR} {shown}", first + i + 1);
         if i != line {
             continue;
         }
@@ -189,24 +170,22 @@ fn snippet(out: &mut String, report: &Report) -> Option<()> {
             (start + len - offset).min(shown.len() + 1).max(from + 1)
         };
         let bar = (from + to) / 2;
-        gutter(out, None, VBAR_BREAK);
-        pad(out, ' ', from);
-        pad(out, HBAR, bar - from);
-        out.push(if len == 0 { '▲' } else { '┬' });
-        pad(out, HBAR, to - bar - 1);
-        out.push('\n');
-        gutter(out, None, VBAR_BREAK);
-        pad(out, ' ', bar);
-        out.push('╰');
-        pad(out, HBAR, 2);
-        out.push(' ');
-        out.push_str(name);
-        out.push('\n');
+        let _ = writeln!(
+            out,
+            " {:linum_width$} {VBAR_BREAK} {:from$}{}{}{}",
+            "",
+            "",
+            HBAR.to_string().repeat(bar - from),
+            if len == 0 { '▲' } else { '┬' },
+            HBAR.to_string().repeat(to - bar - 1),
+        );
+        let _ = writeln!(
+            out,
+            " {:linum_width$} {VBAR_BREAK} {:bar$}╰{HBAR}{HBAR} {name}",
+            "", ""
+        );
     }
-    pad(out, ' ', linum_width + 2);
-    out.push('╰');
-    pad(out, HBAR, 4);
-    out.push('\n');
+    let _ = writeln!(out, "{pad}╰{}", HBAR.to_string().repeat(4));
     Some(())
 }
 
