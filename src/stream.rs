@@ -177,7 +177,7 @@ fn in_groups(
     // Whether findings were handed on: after that, a group that cannot be read as a group leaves
     // the findings before it standing.
     let mut handed_on = false;
-    let window = GROUPS_AT_ONCE * rayon::current_num_threads().max(1);
+    let window = GROUPS_AT_ONCE * rayon::current_num_threads();
     for ranges in ranges.chunks(window) {
         let checked: Vec<_> = ranges.par_iter().map(check).collect();
         for checked in checked {

@@ -212,8 +212,6 @@ impl Source {
     }
 
     pub fn from_text(origin: Origin, text: String) -> Source {
-        // A text past 4 GiB would not have been read (`MAX_STREAM_BYTES`).
-        debug_assert!(text.len() < u32::MAX as usize);
         let bom_len = if text.starts_with('\u{feff}') { 3 } else { 0 };
         let mut line_starts = Vec::with_capacity(text.len() / 24 + 1);
         line_starts.push(0);
