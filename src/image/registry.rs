@@ -1202,18 +1202,18 @@ const ENTRY_CAP: u64 = 4 << 20;
 /// A warm run reads thousands: one open and reads into a buffer of the usual entry's size, with
 /// no look at the file's length first.
 fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
-    read_capped_json(path, ENTRY_CAP)
+    serde_json::from_slice(&read_capped(path, ENTRY_CAP)?).ok()
 }
 
-fn read_capped_json<T: serde::de::DeserializeOwned>(path: &Path, cap: u64) -> Option<T> {
+/// The bytes of the file at `path`, None when it cannot be read or holds more than `cap`.
+fn read_capped(path: &Path, cap: u64) -> Option<Vec<u8>> {
     use std::io::Read;
     let f = std::fs::File::open(path).ok()?;
-    let mut bytes = Vec::with_capacity(4096);
+    // Sized as the file is, so a snapshot of megabytes is not read into a buffer that doubles.
+    let size = f.metadata().map_or(0, |m| m.len()).min(cap) as usize;
+    let mut bytes = Vec::with_capacity(size + 1);
     f.take(cap + 1).read_to_end(&mut bytes).ok()?;
-    if bytes.len() as u64 > cap {
-        return None;
-    }
-    serde_json::from_slice(&bytes).ok()
+    (bytes.len() as u64 <= cap).then_some(bytes)
 }
 
 /// Written to a temporary file and renamed, so a reader never sees half of it. Failing to cache
@@ -1342,12 +1342,13 @@ fn cached(reference: &Reference, opts: &Options) -> Cached {
 /// directories of entries are as they were: it is used only while both still have the
 /// modification times it recorded, so an entry the cache's writer adds or replaces (a file
 /// renamed into its directory) makes it stale, and the entries are read from their files again.
-/// An image the snapshot lacks is read from its files. A snapshot that is not what it should be
-/// (or larger than [`SNAPSHOT_CAP`]) is ignored, as a bad entry is.
+/// An image the snapshot lacks, or whose facts in it do not decode, is read from its files. A
+/// snapshot that is not what it should be (or larger than [`SNAPSHOT_CAP`]) is ignored, as a bad
+/// entry is.
 pub struct OfflineCache {
     opts: Options,
     /// The snapshot, when it matches the directories and the platform.
-    snapshot: Option<Snapshot>,
+    snapshot: Option<SnapshotText>,
     /// The directories' modification times before any entry was read, when they are old enough
     /// that a later change cannot share them: a snapshot written then is valid until one changes.
     stamps: Option<Stamps>,
@@ -1365,12 +1366,89 @@ const SNAPSHOT_CAP: u64 = 256 << 20;
 /// time (on a file system with coarse times): no snapshot is written of it.
 const SETTLED: Duration = Duration::from_secs(2);
 
+/// The first line of a snapshot: what it was taken of. Each further line is one image's entry,
+/// `["image",{facts}]`, sorted by the image's JSON text, so that an entry is found by a binary
+/// search over the lines and only the entries asked for are decoded. Opening the snapshot is then
+/// reading it and finding its line starts: decoding all of it (as one JSON object, which a
+/// thousand images made take longer than the lint) was most of what a warm run spent beyond its
+/// lint, on one thread before the lint could start.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct Snapshot {
+#[serde(deny_unknown_fields)]
+struct SnapshotHead {
     stamps: Stamps,
     platform: String,
-    /// The facts of each image, as the manifests write it, that the cache had.
-    facts: HashMap<String, ImageFacts>,
+}
+
+/// A snapshot's text and where each of its entries' lines starts.
+struct SnapshotText {
+    text: String,
+    /// The start of each entry's line, then the end of the text.
+    lines: Vec<usize>,
+}
+
+impl SnapshotText {
+    /// The snapshot in `text`, when it was taken of `stamps` for `platform`.
+    fn parse(text: String, stamps: Option<Stamps>, platform: &str) -> Option<SnapshotText> {
+        let head_end = text.find('\n')?;
+        let head: SnapshotHead = serde_json::from_str(&text[..head_end]).ok()?;
+        if Some(head.stamps) != stamps || head.platform != platform {
+            return None;
+        }
+        let mut lines: Vec<usize> = memchr::memchr_iter(b'\n', text.as_bytes())
+            .map(|i| i + 1)
+            .collect();
+        if lines.last() != Some(&text.len()) {
+            lines.push(text.len());
+        }
+        Some(SnapshotText { text, lines })
+    }
+
+    /// Entry `i`'s line: the image's JSON text (quoted) and its facts' JSON text.
+    fn entry(&self, i: usize) -> Option<(&str, &str)> {
+        let line = self.text[self.lines[i]..self.lines[i + 1]].trim_end_matches('\n');
+        let line = line.strip_prefix('[')?.strip_suffix(']')?;
+        let end = quoted_end(line)?;
+        Some((&line[..end], line[end..].strip_prefix(',')?))
+    }
+
+    /// The facts the snapshot holds for `image`, None when it holds none or they do not decode.
+    fn get(&self, image: &str) -> Option<ImageFacts> {
+        let key = serde_json::to_string(image).ok()?;
+        let entries = self.lines.len() - 1;
+        let (mut low, mut high) = (0, entries);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            let (k, facts) = self.entry(mid)?;
+            match k.cmp(&key) {
+                std::cmp::Ordering::Less => low = mid + 1,
+                std::cmp::Ordering::Greater => high = mid,
+                std::cmp::Ordering::Equal => return serde_json::from_str(facts).ok(),
+            }
+        }
+        None
+    }
+
+    /// Every entry's line, by the image's JSON text.
+    fn entries(&self) -> impl Iterator<Item = (&str, &str)> {
+        (0..self.lines.len() - 1).filter_map(|i| self.entry(i))
+    }
+}
+
+/// The length of the JSON string that `text` starts with, quotes included.
+fn quoted_end(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
 }
 
 impl OfflineCache {
@@ -1390,8 +1468,9 @@ impl OfflineCache {
                 .all(|&(secs, nanos)| now.saturating_sub(Duration::new(secs, nanos)) > SETTLED)
         });
         let snapshot = snapshot_file(&opts)
-            .and_then(|f| read_capped_json::<Snapshot>(&f, SNAPSHOT_CAP))
-            .filter(|s| Some(s.stamps) == stamps && s.platform == opts.platform);
+            .and_then(|f| read_capped(&f, SNAPSHOT_CAP))
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .and_then(|text| SnapshotText::parse(text, stamps, &opts.platform));
         OfflineCache {
             opts,
             snapshot,
@@ -1403,8 +1482,8 @@ impl OfflineCache {
     /// What the cache says of one image, as `inspect_all` answers it offline; None when `text`
     /// names no registry image.
     pub fn answer(&self, text: &str) -> Option<Result<ImageFacts, String>> {
-        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.facts.get(text)) {
-            return Some(Ok(f.clone()));
+        if let Some(f) = self.snapshot.as_ref().and_then(|s| s.get(text)) {
+            return Some(Ok(f));
         }
         let found = cached(&registry_image(text)?, &self.opts);
         if let (Cached::Facts(f), Ok(mut read)) = (&found, self.read.lock()) {
@@ -1419,27 +1498,42 @@ impl OfflineCache {
         let (Some(settled), Some(file)) = (self.stamps, snapshot_file(&self.opts)) else {
             return;
         };
-        let Ok(mut read) = self.read.lock() else {
+        let Ok(read) = self.read.lock() else {
             return;
         };
         if read.is_empty() || stamps(&self.opts) != Some(settled) {
             return;
         }
-        let mut facts = std::mem::take(&mut *read);
-        if let Some(old) = &self.snapshot {
-            for (k, v) in &old.facts {
-                facts.entry(k.clone()).or_insert_with(|| v.clone());
+        // Each entry's line by its image's JSON text: the old snapshot's as they were, then
+        // this run's over them.
+        let mut entries: std::collections::BTreeMap<String, String> = self
+            .snapshot
+            .iter()
+            .flat_map(SnapshotText::entries)
+            .map(|(k, facts)| (k.to_string(), facts.to_string()))
+            .collect();
+        for (image, facts) in read.iter() {
+            if let (Ok(k), Ok(f)) = (serde_json::to_string(image), serde_json::to_string(facts)) {
+                entries.insert(k, f);
             }
         }
-        let snapshot = Snapshot {
+        let head = SnapshotHead {
             stamps: settled,
             platform: self.opts.platform.clone(),
-            facts,
         };
-        if let Ok(bytes) = serde_json::to_vec(&snapshot) {
-            if bytes.len() as u64 <= SNAPSHOT_CAP {
-                write_bytes(&file, &bytes);
-            }
+        let Ok(mut text) = serde_json::to_string(&head) else {
+            return;
+        };
+        for (k, facts) in &entries {
+            text.push_str("\n[");
+            text.push_str(k);
+            text.push(',');
+            text.push_str(facts);
+            text.push(']');
+        }
+        text.push('\n');
+        if text.len() as u64 <= SNAPSHOT_CAP {
+            write_bytes(&file, text.as_bytes());
         }
     }
 }
@@ -2221,5 +2315,79 @@ mod tests {
         ));
         assert_eq!(token_service_message("<p>no</p>\n"), "<p>no</p>");
         assert!(one_line(&"x".repeat(1000)).ends_with('…'));
+    }
+
+    /// A snapshot written by `save` is read back entry by entry: names that need escaping in
+    /// JSON and names that are prefixes of others are found, a name it lacks is not, an entry
+    /// that does not decode is no answer, and a snapshot of other directories or another
+    /// platform, or in the earlier one-object form, is not used at all.
+    #[test]
+    fn a_snapshot_is_searched_by_its_sorted_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = Options {
+            cache_dir: Some(dir.path().to_path_buf()),
+            platform: "linux/amd64".into(),
+            ..Default::default()
+        };
+        for d in ["tags", "facts"] {
+            std::fs::create_dir_all(dir.path().join("images").join(d)).unwrap();
+        }
+        let settled = stamps(&opts);
+        let images = [
+            "a",
+            "ab",
+            "b:1",
+            "quote\"and\\slash",
+            "tab\tline\ncontrol\u{1}",
+            "ünïcode/é:1",
+            "z",
+        ];
+        let cache = OfflineCache {
+            opts: opts.clone(),
+            snapshot: None,
+            stamps: settled,
+            read: std::sync::Mutex::new(
+                images
+                    .iter()
+                    .map(|i| (i.to_string(), made_up_facts(i)))
+                    .collect(),
+            ),
+        };
+        cache.save();
+        let file = snapshot_file(&opts).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let read = |text: &str| SnapshotText::parse(text.to_string(), settled, "linux/amd64");
+        let snapshot = read(&text).expect("the snapshot is read");
+        for image in images {
+            assert_eq!(snapshot.get(image), Some(made_up_facts(image)), "{image:?}");
+        }
+        for absent in ["", "0", "aa", "b", "b:10", "zz", "quote"] {
+            assert_eq!(snapshot.get(absent), None, "{absent:?}");
+        }
+
+        let broken = text.replacen("{\"digest\"", "{\"digest\":1,\"x\"", 1);
+        let broken = read(&broken).unwrap();
+        assert_eq!(broken.get("a"), None);
+        assert_eq!(broken.get("ab"), Some(made_up_facts("ab")));
+
+        assert!(SnapshotText::parse(text.clone(), settled, "linux/arm64").is_none());
+        assert!(SnapshotText::parse(text.clone(), Some([None, None]), "linux/amd64").is_none());
+        let head = text.lines().next().unwrap().trim_end_matches('}');
+        let one_object = format!("{head},\"facts\":{{}}}}");
+        assert!(read(&one_object).is_none());
+        assert!(read(&format!("{one_object}\n")).is_none());
+
+        // A later save keeps the entries it did not read again, as they were.
+        let later = OfflineCache {
+            opts: opts.clone(),
+            snapshot: read(&text),
+            stamps: settled,
+            read: std::sync::Mutex::new([("c".to_string(), made_up_facts("c"))].into()),
+        };
+        later.save();
+        let again = read(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        for image in images.iter().chain(&["c"]) {
+            assert_eq!(again.get(image), Some(made_up_facts(image)), "{image:?}");
+        }
     }
 }

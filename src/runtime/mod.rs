@@ -397,7 +397,7 @@ impl WhyGo<'_> {
             }
             WhyGo::Image(f) => {
                 s.push_str("the entrypoint read ");
-                s.push_str(&f.describe());
+                f.describe_to(s);
             }
             WhyGo::AssumeGo(AssumeGo::Unsettled) => s.push_str(
                 "nothing shows which runtime it runs: taken as Go, with its Go findings below the gate",
