@@ -56,8 +56,8 @@ pub use crate::source::STREAM_ABOVE;
 /// 256 KiB the 60,000-document stream took no longer and peaked 15 MB lower.
 const GROUP_BYTES: usize = 1 << 18;
 
-/// Groups checked at a time per thread: their findings are handed on in order once all of
-/// them are checked.
+/// Groups checked at a time per thread (a window): their findings are handed on in order once
+/// all of them are checked, while the next window is checked.
 const GROUPS_AT_ONCE: usize = 4;
 
 /// The kinds whose objects act on every workload of their file.
@@ -98,7 +98,7 @@ pub fn lint_in_parts(
     cfg: &Config,
     sel: &Selection,
     project: &Project,
-    part: &mut dyn FnMut(FileReport),
+    part: &mut (dyn FnMut(FileReport) + Send),
 ) -> FileReport {
     if src.text.len() <= STREAM_ABOVE {
         return whole(src, cfg, sel, project);
@@ -114,7 +114,7 @@ pub fn lint_parts_in_groups(
     sel: &Selection,
     project: &Project,
     group_bytes: usize,
-    part: &mut dyn FnMut(FileReport),
+    part: &mut (dyn FnMut(FileReport) + Send),
 ) -> FileReport {
     in_groups(src, cfg, sel, project, group_bytes, Some(part)).0
 }
@@ -127,7 +127,7 @@ fn in_groups(
     sel: &Selection,
     project: &Project,
     group_bytes: usize,
-    mut part: Option<&mut dyn FnMut(FileReport)>,
+    mut part: Option<&mut (dyn FnMut(FileReport) + Send)>,
 ) -> (FileReport, bool) {
     let plan = (!src.utf16)
         .then(|| yaml::stream_cuts(src.yaml_text(), group_bytes))
@@ -171,46 +171,85 @@ fn in_groups(
         }
         Some((lint::positioned(&src, found), s, docs))
     };
-    let mut held: Vec<lint::Finding> = Vec::new();
-    let mut stats = Stats::default();
-    let mut docs_before = 0;
-    // Whether findings were handed on: after that, a group that cannot be read as a group leaves
-    // the findings before it standing.
-    let mut handed_on = false;
-    let window = GROUPS_AT_ONCE * rayon::current_num_threads();
-    for ranges in ranges.chunks(window) {
-        let checked: Vec<_> = ranges.par_iter().map(check).collect();
+    let mut order = InOrder::default();
+    let mut windows = ranges.chunks(GROUPS_AT_ONCE * rayon::current_num_threads());
+    let mut next = windows.next().map(|w| w.par_iter().map(check).collect());
+    while let Some(checked) = next.take() {
+        // The next window is checked while this one's findings are handed on: handing on
+        // renders them (the JSON of a few thousand findings), and done between the windows it
+        // left the other threads waiting.
+        let following = windows.next();
+        let (after, read) = rayon::join(
+            || following.map(|w| w.par_iter().map(check).collect()),
+            || order.take(checked, &src, part.as_deref_mut()),
+        );
+        if !read {
+            // A syntax error (or a document the fast parser declines and the reference parser
+            // finds wrong): the whole-file path reads what follows it as one pass does.
+            let rest = whole(src, cfg, sel, project);
+            return (
+                from_document(rest, order.handed_on.then_some(order.docs_before)),
+                false,
+            );
+        }
+        next = after;
+    }
+    let mut stats = order.stats;
+    stats.files = 1;
+    (lint::report_found(src, order.held, stats), true)
+}
+
+/// What a group's check gives: its findings (numbered from its first document), its counts and
+/// how many documents it holds; None when it cannot be read as a group.
+type Checked = Option<(Vec<lint::Finding>, Stats, usize)>;
+
+/// The groups' findings put in file order as the windows of groups come in.
+#[derive(Default)]
+struct InOrder {
+    held: Vec<lint::Finding>,
+    stats: Stats,
+    docs_before: usize,
+    /// Whether findings were handed on: after that, a group that cannot be read as a group
+    /// leaves the findings before it standing.
+    handed_on: bool,
+}
+
+impl InOrder {
+    /// Number one window's findings in the file and hand them on (with `part`) or hold them;
+    /// false at a group that could not be read, whose findings and those after are not taken.
+    fn take<'p>(
+        &mut self,
+        checked: Vec<Checked>,
+        src: &Source,
+        mut part: Option<&mut (dyn FnMut(FileReport) + Send + 'p)>,
+    ) -> bool {
         for checked in checked {
             let Some((mut found, s, docs)) = checked else {
-                // A syntax error (or a document the fast parser declines and the reference parser
-                // finds wrong): the whole-file path reads what follows it as one pass does.
-                let rest = whole(src, cfg, sel, project);
-                return (from_document(rest, handed_on.then_some(docs_before)), false);
+                return false;
             };
             for f in &mut found {
-                f.diagnostic.document += docs_before;
+                f.diagnostic.document += self.docs_before;
             }
-            held.extend(found);
-            stats += s;
-            docs_before += docs;
+            self.held.extend(found);
+            self.stats += s;
+            self.docs_before += docs;
             if let Some(part) = part
                 .as_mut()
-                .filter(|_| stats.objects > 0 && !held.is_empty())
+                .filter(|_| self.stats.objects > 0 && !self.held.is_empty())
             {
-                handed_on = true;
+                self.handed_on = true;
                 part(FileReport {
                     name: src.name.clone(),
                     origin: src.origin.clone(),
-                    findings: std::mem::take(&mut held),
+                    findings: std::mem::take(&mut self.held),
                     stats: Stats::default(),
                     source: None,
                     skipped: None,
                 });
             }
         }
+        true
     }
-    stats.files = 1;
-    (lint::report_found(src, held, stats), true)
 }
 
 /// The whole-file report of a stream whose groups were handed on up to document `from`: its
