@@ -14,12 +14,14 @@ Every way ends with one fsync per directory, as `fix` does. Linux only (syncfs).
 
     python3 bench/flushes.py [DIR] [ROUNDS]
 
-DIR (default target/flushes) must be on the disk to measure; it is removed afterwards.
+DIR (default target) must be on the disk to measure; the files go into a new directory inside
+it, removed afterwards.
 """
 import ctypes
 import os
 import shutil
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -81,14 +83,19 @@ def one_way(base, way):
 
 
 def main():
-    base = sys.argv[1] if len(sys.argv) > 1 else os.path.join("target", "flushes")
+    parent = sys.argv[1] if len(sys.argv) > 1 else "target"
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     ways = ["fsync", "128", str(FILES)]
     times = {w: [] for w in ways}
-    for _ in range(rounds):
-        for w in ways:
-            times[w].append(one_way(base, w))
-    shutil.rmtree(base, ignore_errors=True)
+    # A directory of its own, so that nothing the caller had in DIR is touched.
+    own = tempfile.mkdtemp(prefix="flushes-", dir=parent)
+    base = os.path.join(own, "tree")
+    try:
+        for _ in range(rounds):
+            for w in ways:
+                times[w].append(one_way(base, w))
+    finally:
+        shutil.rmtree(own, ignore_errors=True)
     for w in ways:
         shown = ", ".join("%.3f s" % t for t in times[w])
         print("%-6s %s" % (w, shown))

@@ -106,7 +106,7 @@ def timed_fix_fresh(path, lint, runs):
     untimed, before the first run, and removed after the last: a copy removed right before a timed
     run would time the file system instead (ext4 without a journal skips over the inodes deleted
     in the last seconds when it allocates one, so every temporary file `fix` creates would pay for
-    the removed copy). The lint runs before each fix, for the ratio (as [`against`])."""
+    the removed copy). The lint runs in turn with the fixes, for the ratio (as `against`)."""
     base = os.path.join(ROOT, "target", "bench-fix-fresh")
     shutil.rmtree(base, ignore_errors=True)
     copies = [os.path.join(base, str(i)) for i in range(runs + 1)]
@@ -114,9 +114,15 @@ def timed_fix_fresh(path, lint, runs):
         shutil.copytree(path, copy)
     os.sync()
     samples, lints = [], []
-    for copy in copies:
-        lints.append(measure(lint)[0])
-        samples.append(measure([GOLINT, "fix", "--format", "json", copy]))
+    for i, copy in enumerate(copies):
+        # In turn, ABBA, as `timed_pair`.
+        fix = [GOLINT, "fix", "--format", "json", copy]
+        if i % 2 == 0:
+            lints.append(measure(lint)[0])
+            samples.append(measure(fix))
+        else:
+            samples.append(measure(fix))
+            lints.append(measure(lint)[0])
     shutil.rmtree(base, ignore_errors=True)
     samples, lints = samples[1:], lints[1:]
     t = statistics.median(s[0] for s in samples)

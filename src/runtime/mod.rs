@@ -1043,7 +1043,7 @@ impl<'a> GoView<'a> {
             }
             WhyVersion::Image(f) => {
                 if let Some(g) = f.go() {
-                    // The path and version are the image's words, escaped as in `describe`.
+                    // The path and version are the image's words, escaped as in `ImageFacts::describe_to`.
                     let _ = write!(
                         s,
                         "the build info of {} in image {}: {}",

@@ -1054,8 +1054,6 @@ impl<'a> Scan<'a> {
     }
 }
 
-/// Whether a plain scalar may start at `at` (block context): not with an indicator, except `-`
-/// before a non-space.
 /// Join the next line of a scalar over several lines to `value`, as YAML folds them: a line break
 /// is a space, and each of `empty` empty lines between the two a line break.
 fn fold(value: &mut String, empty: usize) {
@@ -1065,6 +1063,8 @@ fn fold(value: &mut String, empty: usize) {
     value.extend(std::iter::repeat_n('\n', empty));
 }
 
+/// Whether a plain scalar may start at `at` (block context): not with an indicator, except `-`
+/// before a non-space.
 fn plain_start(b: &[u8], at: usize) -> bool {
     let Some(&first) = b.get(at) else {
         return false;
