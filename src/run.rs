@@ -698,15 +698,17 @@ impl Run {
         let here = std::env::current_dir().unwrap_or_default();
         let mut named = std::collections::HashSet::new();
         let mut roots = std::collections::BTreeSet::new();
+        let mut repositories = walk::RepositoryRoots::default();
+        let mut real_paths = walk::RealPaths::default();
         for input in &self.inputs {
             let Input::File { path, walked } = input else {
                 continue;
             };
-            let Ok(real) = std::fs::canonicalize(path) else {
+            let Some(real) = real_paths.of(path) else {
                 continue;
             };
             if !walked {
-                roots.extend(real.parent().and_then(walk::repository_root));
+                roots.extend(real.parent().and_then(|dir| repositories.of(dir)));
             }
             named.insert(real);
         }
@@ -730,7 +732,7 @@ impl Run {
                     .finder
                     .for_file(&path)
                     .is_ok_and(|c| self.excluded(&c, &path));
-                let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+                let real = real_paths.of(&path).unwrap_or_else(|| path.clone());
                 if !excluded && !named.contains(&real) {
                     files.push(path);
                 }

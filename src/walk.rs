@@ -9,6 +9,7 @@
 //! a checked-out link to `~/.aws/credentials` must not be read into CI logs, nor `fix` write
 //! through a link to a file the user never named.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -35,6 +36,27 @@ pub fn repository_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .find(|d| is_repository_root(d))
         .map(Path::to_path_buf)
+}
+
+/// [`repository_root`] for many directories, each directory looked at once: pre-commit names
+/// hundreds of files, and their directories share all but their last few components (a lookup
+/// per file was five `.git` checks each on the shared corpus).
+#[derive(Default)]
+pub struct RepositoryRoots(HashMap<PathBuf, Option<PathBuf>>);
+
+impl RepositoryRoots {
+    pub fn of(&mut self, dir: &Path) -> Option<PathBuf> {
+        if let Some(hit) = self.0.get(dir) {
+            return hit.clone();
+        }
+        let found = if is_repository_root(dir) {
+            Some(dir.to_path_buf())
+        } else {
+            dir.parent().and_then(|up| self.of(up))
+        };
+        self.0.insert(dir.to_path_buf(), found.clone());
+        found
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -69,6 +91,30 @@ pub struct Walked {
     pub refused: Vec<(String, String)>,
 }
 
+/// Files' real paths (every link resolved), each directory resolved once: resolving a path is a
+/// system call per component, and the files of one directory share all of theirs but the name.
+#[derive(Default)]
+pub struct RealPaths(HashMap<PathBuf, Option<PathBuf>>);
+
+impl RealPaths {
+    /// The real path of the file at `path`; None when it does not exist.
+    pub fn of(&mut self, path: &Path) -> Option<PathBuf> {
+        let meta = std::fs::symlink_metadata(path).ok()?;
+        let (Some(name), false) = (path.file_name(), meta.is_symlink()) else {
+            return std::fs::canonicalize(path).ok();
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let real = self
+            .0
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| std::fs::canonicalize(dir).ok());
+        real.as_ref().map(|d| d.join(name))
+    }
+}
+
 /// The directories a link may lead into: every named directory, and the git repository that
 /// holds each named path, all by their real paths. A link is judged by where it really leads, so
 /// `repo/a.yaml -> ../../home/me/.aws/credentials` and a chain of links are caught alike.
@@ -78,8 +124,7 @@ impl Bounds {
     fn of(paths: &[String]) -> Bounds {
         let here = std::env::current_dir().unwrap_or_default();
         let mut roots = Vec::new();
-        // pre-commit names thousands of files in a few directories: each is searched once.
-        let mut searched = std::collections::HashSet::new();
+        let (mut tops, mut repositories) = (Vec::new(), RepositoryRoots::default());
         for p in paths.iter().filter(|p| *p != "-") {
             let path = Path::new(p);
             let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
@@ -95,13 +140,15 @@ impl Bounds {
             }) else {
                 continue;
             };
-            if !searched.insert(from.to_path_buf()) {
-                continue;
-            }
-            if let Some(top) = repository_root(from) {
-                roots.extend(std::fs::canonicalize(top));
-            }
+            tops.extend(repositories.of(from));
         }
+        // Each repository resolved once, however many of the named paths lie in it.
+        tops.sort();
+        tops.dedup();
+        roots.extend(
+            tops.iter()
+                .filter_map(|top| std::fs::canonicalize(top).ok()),
+        );
         roots.sort();
         roots.dedup();
         Bounds(roots)
@@ -153,6 +200,7 @@ fn is_manifest_name(p: &Path) -> bool {
 pub fn collect(paths: &[String], skip_vendored: impl Fn(&Path) -> bool) -> Walked {
     let mut w = Walked::default();
     let bounds = Bounds::of(paths);
+    let mut charts: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
     for p in paths {
         if p == "-" {
             w.inputs.push(Input::Stdin);
@@ -175,24 +223,42 @@ pub fn collect(paths: &[String], skip_vendored: impl Fn(&Path) -> bool) -> Walke
                     walk_dir(&path, &bounds, skip, &mut w)
                 }
             },
-            // A file named through a link is judged by where the link leads; naming the link
-            // also names the directory it sits in.
-            Ok(_) if is_link(&path) && !bounds.admits(&path) && !beside(&path) => {
-                w.refused.push(refuse(&path))
-            }
-            Ok(_) => match chart_of(&path, 1) {
-                // pre-commit and editors name template files one by one; they are no more YAML
-                // than when a directory walk finds them.
-                Some(chart) => {
-                    if !w.charts.contains(&chart) {
-                        w.charts.push(chart);
-                    }
+            Ok(_) => {
+                let link = is_link(&path);
+                // A file named through a link is judged by where the link leads; naming the link
+                // also names the directory it sits in.
+                if link && !bounds.admits(&path) && !beside(&path) {
+                    w.refused.push(refuse(&path));
+                    continue;
                 }
-                None => w.inputs.push(Input::File {
-                    path,
-                    walked: false,
-                }),
-            },
+                // A file lies in its directory's chart; a link, in the chart of where it leads.
+                // pre-commit names hundreds of files in a few directories: each is resolved once.
+                let chart = if link {
+                    chart_of(&path, 1)
+                } else {
+                    let dir = match path.parent() {
+                        Some(d) if !d.as_os_str().is_empty() => d,
+                        _ => Path::new("."),
+                    };
+                    charts
+                        .entry(dir.to_path_buf())
+                        .or_insert_with(|| chart_of(dir, 0))
+                        .clone()
+                };
+                match chart {
+                    // pre-commit and editors name template files one by one; they are no more
+                    // YAML than when a directory walk finds them.
+                    Some(chart) => {
+                        if !w.charts.contains(&chart) {
+                            w.charts.push(chart);
+                        }
+                    }
+                    None => w.inputs.push(Input::File {
+                        path,
+                        walked: false,
+                    }),
+                }
+            }
         }
     }
     // A file named twice (`fix dir dir`, `dir ./dir`, `dir/a.yaml dir`) is one input: reported
@@ -497,6 +563,51 @@ mod tests {
         assert_eq!(up("/srv/app", 9), ["/srv/app", "/srv"]);
         assert!(up("/", 9).is_empty());
         assert_eq!(up("a", 1), ["a"]);
+    }
+
+    /// The memos answer what the lookups they stand for answer, file by file: through linked
+    /// directories, for links to files elsewhere, for names relative to the current directory.
+    #[test]
+    fn remembered_lookups_equal_the_direct_ones() {
+        use std::os::unix::fs::symlink;
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path();
+        for d in ["repo/.git", "repo/a/b", "other/c"] {
+            std::fs::create_dir_all(t.join(d)).unwrap();
+        }
+        for f in [
+            "repo/a/x.yaml",
+            "repo/a/b/y.yaml",
+            "other/c/z.yaml",
+            "other/w.yaml",
+        ] {
+            std::fs::write(t.join(f), "kind: Pod\n").unwrap();
+        }
+        symlink(t.join("other/c/z.yaml"), t.join("repo/a/link.yaml")).unwrap();
+        symlink(t.join("repo/a"), t.join("other/linked")).unwrap();
+        let files = [
+            "repo/a/x.yaml",
+            "repo/a/b/y.yaml",
+            "repo/a/link.yaml",
+            "repo/a/b/../x.yaml",
+            "other/c/z.yaml",
+            "other/w.yaml",
+            "other/linked/x.yaml",
+            "other/linked/b/y.yaml",
+            "repo/a/missing.yaml",
+        ];
+        let (mut real, mut roots) = (RealPaths::default(), RepositoryRoots::default());
+        // Twice, so the second round answers from what the first remembered.
+        for _ in 0..2 {
+            for f in files {
+                let path = t.join(f);
+                assert_eq!(real.of(&path), std::fs::canonicalize(&path).ok(), "{f}");
+                let dir = path.parent().unwrap();
+                assert_eq!(roots.of(dir), repository_root(dir), "{f}");
+            }
+        }
+        assert_eq!(roots.of(&t.join("repo/a/b")), Some(t.join("repo")));
+        assert_eq!(roots.of(&t.join("other/c")), repository_root(t));
     }
 
     #[test]
