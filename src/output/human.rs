@@ -81,6 +81,44 @@ impl SourceCode for Text {
     }
 }
 
+/// The lines miette shows around a label with one line of context, read from the line index:
+/// the line before the label's (if any), the label's, and the one after (if any), with its line
+/// feed.
+struct Around<'a> {
+    data: &'a str,
+    /// The line `data` starts on, and the label's line and column (bytes), all from 0.
+    first: usize,
+    line: usize,
+    column: usize,
+}
+
+impl Text {
+    /// [`Around`] a label at `start`, `len` bytes long, as miette's `read_span` with one line of
+    /// context reads it; `None` where its reading is not this simple (a label that reaches the
+    /// end of its line, a lone carriage return, a finding shown without its neighbours).
+    fn around(&self, start: usize, len: usize) -> Option<Around<'_>> {
+        let src = &self.0;
+        if self.1 || self.2 || start > src.text.len() {
+            return None;
+        }
+        let line = src.line_index(start);
+        let own = src.line_range(line);
+        if start + len.max(1) > own.end {
+            return None;
+        }
+        let first = line.saturating_sub(1);
+        let offset = src.line_range(first).start;
+        // Up to the start of the line after next: the end of the text when there is none.
+        let end = src.line_range(line + 2).start;
+        Some(Around {
+            data: &src.text[offset..end],
+            first,
+            line,
+            column: start - own.start,
+        })
+    }
+}
+
 /// Lines longer than this (minified JSON, one-line flow YAML) are shown as an excerpt around the
 /// finding: the renderer pads to the column it underlines, which it cannot beyond 65,535, and a
 /// megabyte line printed per finding helps nobody.
@@ -216,20 +254,26 @@ impl Format for Human {
         // Findings come grouped by file: a line names each file before its findings.
         let mut out = format!("── {} ({n} problem{})\n", r.name, plural(n));
         // Each finding is rendered on its own (miette's wrapping of the notes is most of a
-        // run's time): a file with many, such as a long stream, on every thread.
-        let one = |f: &Finding| render(self, r, shown.as_ref(), f);
-        let rendered: Vec<Result<String, std::fmt::Error>> = if n >= RENDER_PARALLEL {
-            r.findings.par_iter().map(one).collect()
-        } else {
-            r.findings.iter().map(one).collect()
+        // run's time): a file with many, such as a long stream, a chunk of them on each thread.
+        let draw = |out: &mut String, findings: &[Finding]| {
+            findings
+                .iter()
+                .try_for_each(|f| render(self, r, shown.as_ref(), f, out))
+                .map_err(std::io::Error::other)
         };
-        let rendered: Vec<String> = rendered
-            .into_iter()
-            .collect::<Result<_, _>>()
-            .map_err(std::io::Error::other)?;
-        out.reserve(rendered.iter().map(String::len).sum());
-        for s in rendered {
-            out.push_str(&s);
+        if n >= RENDER_PARALLEL {
+            let parts: Vec<String> = r
+                .findings
+                .par_chunks(RENDER_PARALLEL)
+                .map(|chunk| {
+                    let mut part = String::new();
+                    draw(&mut part, chunk).map(|()| part)
+                })
+                .collect::<std::io::Result<_>>()?;
+            out.reserve(parts.iter().map(String::len).sum());
+            parts.iter().for_each(|part| out.push_str(part));
+        } else {
+            draw(&mut out, &r.findings)?;
         }
         Ok(out)
     }
@@ -321,43 +365,93 @@ fn looks_like_manifest(text: &str) -> bool {
     text.contains("apiVersion") || text.contains("kind")
 }
 
+/// One finding, appended to `out`.
 fn render(
     human: &Human,
     r: &FileReport,
     shown: Option<&Arc<Shown>>,
     f: &Finding,
-) -> Result<String, std::fmt::Error> {
+    out: &mut String,
+) -> std::fmt::Result {
+    use std::fmt::Write as _;
     let Some(shown) = shown else {
         // Not text (binary, too large), or not a manifest: no snippet to show.
         let d = &f.diagnostic;
-        return Ok(format!(
-            "{}: {} {}:{}:{}: {}\n",
+        return writeln!(
+            out,
+            "{}: {} {}:{}:{}: {}",
             d.severity.as_str(),
             d.code,
             r.name,
             f.start.0,
             f.start.1,
             crate::text::printable(&d.message)
-        ));
+        );
     };
-    let report = build(&r.name, shown, f);
     if !human.color {
-        if let Some(s) = plain::render(&report, &human.wrapping) {
-            return Ok(s);
+        let (text, start, len) = label(shown, f);
+        let mark = out.len();
+        let drawn = plain::render(
+            out,
+            &r.name,
+            &text,
+            &f.diagnostic,
+            (start, len),
+            &human.wrapping,
+        );
+        if drawn.is_some() {
+            return Ok(());
         }
+        out.truncate(mark);
     }
-    let mut s = String::new();
-    human.handler.render_report(&mut s, &report)?;
-    Ok(s)
+    let report = build(&r.name, shown, f);
+    human.handler.render_report(out, &report)
 }
 
 fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
+    let d = &f.diagnostic;
+    let rule = d.code.rule();
+    let (src, start, len) = label(shown, f);
+    let help: Vec<String> = d.notes.iter().cloned().chain(more_help(d)).collect();
+    // Messages and notes quote values of the input.
+    let help = help.join("\n");
+    Report {
+        message: crate::text::printable_lines(&d.message).into_owned(),
+        code: format!("{} {}", d.code, rule.name),
+        severity: match d.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+            Severity::Info => miette::Severity::Advice,
+        },
+        help: (!help.is_empty()).then(|| crate::text::printable_lines(&help).into_owned()),
+        label: LabeledSpan::new(Some(rule.name.to_string()), start, len),
+        source: NamedSource::new(name, src),
+    }
+}
+
+/// The text a finding is shown in, and its label's start and length there.
+fn label(shown: &Shown, f: &Finding) -> (Text, usize, usize) {
     let mut src = shown.text.clone();
     // A document that does not parse may be anything: its offending line alone, no neighbours.
     src.2 = f.diagnostic.code == crate::diagnostic::Code::GK000;
-    let d = &f.diagnostic;
-    let rule = d.code.rule();
-    let mut help: Vec<String> = d.notes.clone();
+    let range = shown.offset(f.diagnostic.range.start)..shown.offset(f.diagnostic.range.end);
+    let mut len = range.end.saturating_sub(range.start);
+    // A label that starts or ends on a long line is drawn on its first line only, inside the
+    // excerpt that line is shown as.
+    let (s, first) = (&src.0, src.0.line_index(range.start.min(src.0.text.len())));
+    let long = |line: usize| s.line_range(line).len() > LONG_LINE;
+    if !src.1 && (long(first) || long(s.line_index(range.end.min(s.text.len())))) {
+        len = len
+            .min(EXCERPT_SIDE)
+            .min(s.line_range(first).end.saturating_sub(range.start));
+    }
+    (src, range.start, len)
+}
+
+/// The help lines after the notes: where the document was rendered from or came from, and the
+/// fix.
+fn more_help(d: &crate::diagnostic::Diagnostic) -> Vec<String> {
+    let mut help = Vec::new();
     if let Some(t) = &d.source_template {
         help.push(format!("rendered from {t}"));
     }
@@ -383,31 +477,7 @@ fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
             fix.title
         ));
     }
-    let range = shown.offset(d.range.start)..shown.offset(d.range.end);
-    let mut len = range.end.saturating_sub(range.start);
-    // A label that starts or ends on a long line is drawn on its first line only, inside the
-    // excerpt that line is shown as.
-    let (s, first) = (&src.0, src.0.line_index(range.start.min(src.0.text.len())));
-    let long = |line: usize| s.line_range(line).len() > LONG_LINE;
-    if !src.1 && (long(first) || long(s.line_index(range.end.min(s.text.len())))) {
-        len = len
-            .min(EXCERPT_SIDE)
-            .min(s.line_range(first).end.saturating_sub(range.start));
-    }
-    // Messages and notes quote values of the input.
-    let help = help.join("\n");
-    Report {
-        message: crate::text::printable_lines(&d.message).into_owned(),
-        code: format!("{} {}", d.code, rule.name),
-        severity: match d.severity {
-            Severity::Error => miette::Severity::Error,
-            Severity::Warning => miette::Severity::Warning,
-            Severity::Info => miette::Severity::Advice,
-        },
-        help: (!help.is_empty()).then(|| crate::text::printable_lines(&help).into_owned()),
-        label: LabeledSpan::new(Some(rule.name.to_string()), range.start, len),
-        source: NamedSource::new(name, src),
-    }
+    help
 }
 
 /// The closing count: findings by severity, files, documents, containers, what is fixable, and
@@ -534,7 +604,17 @@ mod tests {
                     human.handler.render_report(&mut theirs, &report).unwrap();
                     total += 1;
                     // The run's own wrapping: texts met before come from what it remembers.
-                    if let Some(ours) = plain::render(&report, &human.wrapping) {
+                    let (text, start, len) = label(&shown, f);
+                    let mut ours = String::new();
+                    let drawn = plain::render(
+                        &mut ours,
+                        &r.name,
+                        &text,
+                        &f.diagnostic,
+                        (start, len),
+                        &human.wrapping,
+                    );
+                    if drawn.is_some() {
                         assert_eq!(ours, theirs, "{} at width {width}", r.name);
                         by_hand += 1;
                     }
@@ -602,6 +682,7 @@ mod tests {
             Origin::Stdin("x.yaml".into()),
             text.into(),
         ));
+        let shown = Shown::new(&src);
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |n: usize| {
             seed ^= seed << 13;
@@ -622,22 +703,77 @@ mod tests {
                 width,
                 summary: false,
             });
-            let report = Report {
-                message: message.trim_start().to_string(),
-                code: "GK101 x".into(),
-                severity: miette::Severity::Warning,
-                help: Some(message.trim_start().replace('|', " ")),
-                label: LabeledSpan::new(Some("x".into()), 16, 9),
-                source: NamedSource::new("x.yaml", Text(src.clone(), false, false)),
+            let mut d = crate::diagnostic::Diagnostic::new(
+                crate::diagnostic::Code::GK101,
+                Severity::Warning,
+                16..25,
+                message.trim_start().to_string(),
+            );
+            // The help as notes, one per line: miette is given them joined.
+            let help = message.trim_start().replace('|', " ");
+            d.notes = help.split('\n').map(String::from).collect();
+            let f = Finding {
+                diagnostic: d,
+                start: (0, 0),
+                end: (0, 0),
+                edit_positions: Vec::new(),
             };
+            let report = build("x.yaml", &shown, &f);
             let mut theirs = String::new();
             human.handler.render_report(&mut theirs, &report).unwrap();
-            if let Some(ours) = plain::render(&report, &plain::Wrapping::new(width)) {
+            let (text, start, len) = label(&shown, &f);
+            let mut ours = String::new();
+            let drawn = plain::render(
+                &mut ours,
+                "x.yaml",
+                &text,
+                &f.diagnostic,
+                (start, len),
+                &plain::Wrapping::new(width),
+            );
+            if drawn.is_some() {
                 assert_eq!(ours, theirs, "{message:?} at width {width}");
                 by_hand += 1;
             }
         }
         assert!(by_hand > 1000, "{by_hand}");
+    }
+
+    /// Where the line index answers for miette, it answers what miette's own scan does: the
+    /// same bytes and line with one line of context, the same line and column without.
+    #[test]
+    fn lines_around_a_label_equal_miettes_reading() {
+        let texts = [
+            "a: 1\nb:\n  c: 2\n  d: [x, y]\n\ne: é\n# end\n",
+            "a: 1\r\nb:\r\n  c: 2\r\n\r\n  d: 3\r\n",
+            "no final newline\nx: y",
+            "\n\nx: 1\n\n\n",
+            "one line",
+            "",
+        ];
+        let mut answered = 0;
+        for t in texts {
+            let src = Arc::new(Source::from_text(Origin::Stdin("-".into()), t.to_string()));
+            let text = Text(src, crate::text::has_lone_cr(t), false);
+            for start in 0..=t.len() {
+                for len in [0, 1, 2, 3, 6] {
+                    let Some(a) = text.around(start, len) else {
+                        continue;
+                    };
+                    answered += 1;
+                    let span = SourceSpan::new(start.into(), len);
+                    let wide = t.as_bytes().read_span(&span, 1, 1).unwrap();
+                    let at = t.as_bytes().read_span(&span, 0, 0).unwrap();
+                    let case = format!("{t:?} at {start}+{len}");
+                    assert_eq!(a.data.as_bytes(), wide.data(), "{case}");
+                    let offset = a.data.as_ptr() as usize - text.0.text.as_ptr() as usize;
+                    assert_eq!(offset, wide.span().offset(), "{case}");
+                    assert_eq!(a.first, wide.line(), "{case}");
+                    assert_eq!((a.line, a.column), (at.line(), at.column()), "{case}");
+                }
+            }
+        }
+        assert!(answered > 100, "{answered}");
     }
 
     /// Reading from a line near the span must give miette exactly what its scan from the first

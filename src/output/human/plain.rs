@@ -7,9 +7,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use miette::{SourceCode, SourceSpan};
-
-use super::Report;
+use super::Text;
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// miette's drawing characters in the Unicode theme.
 const HBAR: char = '─';
@@ -73,120 +72,129 @@ impl Rows {
 }
 
 /// The finding as miette's graphical handler (Unicode theme, no colour, one line of context, the
-/// width of `wrapping`) draws it, or `None` when it is not the common case.
-pub(super) fn render(report: &Report, wrapping: &Wrapping) -> Option<String> {
-    let text = report.source.inner();
-    // A lone carriage return, or a finding shown without its neighbours: miette's own reading.
-    if text.1 || text.2 {
-        return None;
-    }
-    let mut out = String::with_capacity(1024);
-    out.push_str(&report.code);
+/// width of `wrapping`) draws it, or `None` when it is not the common case. `label` is the
+/// label's start and length in `text` (see [`super::label`]); `name` names the file. Appended to
+/// `out`, which holds a part of the finding when it returns `None`.
+pub(super) fn render(
+    out: &mut String,
+    name: &str,
+    text: &Text,
+    d: &Diagnostic,
+    label: (usize, usize),
+    wrapping: &Wrapping,
+) -> Option<()> {
+    let rule = d.code.rule();
+    out.push_str(d.code.as_str());
+    out.push(' ');
+    out.push_str(rule.name);
     out.push_str("\n\n");
-    let icon = match report.severity {
-        miette::Severity::Error => "×",
-        miette::Severity::Warning => "⚠",
-        miette::Severity::Advice => "☞",
+    let icon = match d.severity {
+        Severity::Error => "  × ",
+        Severity::Warning => "  ⚠ ",
+        Severity::Info => "  ☞ ",
     };
-    let rows = wrapping.message.of(&report.message)?;
-    fill(
-        &mut out,
-        &report.message,
-        &rows,
-        &format!("  {icon} "),
-        &format!("  {VBAR} "),
-    );
-    snippet(&mut out, report)?;
-    if let Some(help) = &report.help {
-        let rows = wrapping.help.of(help)?;
-        fill(&mut out, help, &rows, "  help: ", "        ");
+    // Messages and notes quote values of the input.
+    let message = crate::text::printable_lines(&d.message);
+    let rows = wrapping.message.of(&message)?;
+    fill(out, &message, &rows, icon, "  │ ");
+    snippet(out, name, text, label, rule.name)?;
+    // The help is the notes and the lines after them, one text to miette, each cut on its own
+    // here (a text's rows are its lines' rows), so that nothing is copied to join them.
+    let more = super::more_help(d);
+    let lines: Vec<&str> = d.notes.iter().chain(&more).map(String::as_str).collect();
+    if lines.len() > 1 || lines.first().is_some_and(|l| !l.is_empty()) {
+        let mut first = "  help: ";
+        for line in lines {
+            let line = crate::text::printable_lines(line);
+            let rows = wrapping.help.of(&line)?;
+            fill(out, &line, &rows, first, HELP_INDENT);
+            first = HELP_INDENT;
+        }
     }
-    Some(out)
+    Some(())
 }
+
+/// Where miette starts the help's second and later rows.
+const HELP_INDENT: &str = "        ";
 
 /// The source excerpt: the label's line and one line on each side, numbered, the label drawn
 /// under its span.
-fn snippet(out: &mut String, report: &Report) -> Option<()> {
-    let text = report.source.inner();
-    let label = &report.label;
-    let (start, len) = (label.offset(), label.len());
+fn snippet(
+    out: &mut String,
+    name: &str,
+    text: &Text,
+    (start, len): (usize, usize),
+    label: &str,
+) -> Option<()> {
     let src = &text.0;
     if start > src.text.len() || src.line_range(src.line_index(start)).len() > super::LONG_LINE {
         return None;
     }
-    let span = SourceSpan::new(start.into(), len);
-    let context = text.read_span(&span, 1, 1).ok()?;
-    let data = context.data();
+    let around = text.around(start, len)?;
+    let data = around.data;
     if !data
-        .iter()
-        .all(|&b| b == b'\n' || (b' '..=b'~').contains(&b))
+        .bytes()
+        .all(|b| b == b'\n' || (b' '..=b'~').contains(&b))
     {
         return None;
     }
-    let name = label.label()?;
-    if !name.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+    if !label.bytes().all(|b| (b' '..=b'~').contains(&b)) {
         return None;
     }
-    // The lines as miette splits them: each with its offset and its length with the line feed.
-    let mut lines = Vec::with_capacity(3);
-    let mut at = context.span().offset();
-    for piece in data.split_inclusive(|&b| b == b'\n') {
-        lines.push((at, piece));
-        at += piece.len();
-    }
-    // The label must start and end on one line (a zero-length one counts as one column).
-    let (line, &(offset, bytes)) = lines
-        .iter()
-        .enumerate()
-        .find(|(_, (o, b))| start >= *o && start < o + b.len())?;
-    if start + len.max(1) > offset + bytes.len() {
-        return None;
-    }
-    let first = context.line();
-    let last_number = first + lines.len();
+    // The lines as miette splits them, each with the line feed.
+    let lines: Vec<&str> = data.split_inclusive('\n').collect();
+    let labelled = around.line - around.first;
+    let last_number = around.first + lines.len();
     let linum_width = last_number.to_string().len();
-    let primary = text.read_span(&span, 0, 0).ok()?;
-    let pad = " ".repeat(linum_width + 2);
     use std::fmt::Write as _;
+    repeat(out, ' ', linum_width + 2);
     let _ = writeln!(
         out,
-        "{pad}╭{HBAR}[{}:{}:{}]",
-        report.source.name(),
-        primary.line() + 1,
-        primary.column() + 1
+        "╭{HBAR}[{name}:{}:{}]",
+        around.line + 1,
+        around.column + 1
     );
-    for (i, (_, bytes)) in lines.iter().enumerate() {
-        let shown = std::str::from_utf8(bytes).ok()?.trim_end_matches('\n');
-        let _ = writeln!(out, " {:linum_width$} {VBAR} {shown}", first + i + 1);
-        if i != line {
+    for (i, line) in lines.iter().enumerate() {
+        let shown = line.trim_end_matches('\n');
+        let _ = writeln!(out, " {:linum_width$} {VBAR} {shown}", around.first + i + 1);
+        if i != labelled {
             continue;
         }
-        // Columns are bytes on a line of ASCII; a span that takes in the line feed reaches one
-        // column past the text.
-        let from = start - offset;
-        let to = if len == 0 {
-            from + 1
-        } else {
-            (start + len - offset).min(shown.len() + 1).max(from + 1)
-        };
+        // Columns are bytes on a line of ASCII; a zero-length label takes one column.
+        let from = around.column;
+        let to = from + len.max(1);
         let bar = (from + to) / 2;
-        let _ = writeln!(
-            out,
-            " {:linum_width$} {VBAR_BREAK} {:from$}{}{}{}",
-            "",
-            "",
-            HBAR.to_string().repeat(bar - from),
-            if len == 0 { '▲' } else { '┬' },
-            HBAR.to_string().repeat(to - bar - 1),
-        );
-        let _ = writeln!(
-            out,
-            " {:linum_width$} {VBAR_BREAK} {:bar$}╰{HBAR}{HBAR} {name}",
-            "", ""
-        );
+        let gutter = |out: &mut String| {
+            out.push(' ');
+            repeat(out, ' ', linum_width);
+            out.push(' ');
+            out.push(VBAR_BREAK);
+            out.push(' ');
+        };
+        gutter(out);
+        repeat(out, ' ', from);
+        repeat(out, HBAR, bar - from);
+        out.push(if len == 0 { '▲' } else { '┬' });
+        repeat(out, HBAR, to - bar - 1);
+        out.push('\n');
+        gutter(out);
+        repeat(out, ' ', bar);
+        out.push('╰');
+        out.push(HBAR);
+        out.push(HBAR);
+        out.push(' ');
+        out.push_str(label);
+        out.push('\n');
     }
-    let _ = writeln!(out, "{pad}╰{}", HBAR.to_string().repeat(4));
+    repeat(out, ' ', linum_width + 2);
+    out.push('╰');
+    repeat(out, HBAR, 4);
+    out.push('\n');
     Some(())
+}
+
+fn repeat(out: &mut String, c: char, n: usize) {
+    out.extend(std::iter::repeat_n(c, n));
 }
 
 /// One fragment of a line as textwrap cuts it: the text's end and the end of the spaces after it.
