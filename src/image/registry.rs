@@ -1414,15 +1414,24 @@ impl SnapshotText {
     /// The facts the snapshot holds for `image`, None when it holds none or they do not decode.
     fn get(&self, image: &str) -> Option<ImageFacts> {
         let key = serde_json::to_string(image).ok()?;
-        let entries = self.lines.len() - 1;
-        let (mut low, mut high) = (0, entries);
+        // Each step compares the key with the bytes after the line's `[`: two JSON strings
+        // differ before either ends (a `"` that ends one is inside the other only escaped, and
+        // then a byte before it differs), so the line need not be taken apart first.
+        let after_bracket = |i: usize| {
+            let line = &self.text.as_bytes()[self.lines[i]..self.lines[i + 1]];
+            let line = line.get(1..).unwrap_or_default();
+            &line[..line.len().min(key.len())]
+        };
+        let (mut low, mut high) = (0, self.lines.len() - 1);
         while low < high {
             let mid = low + (high - low) / 2;
-            let (k, facts) = self.entry(mid)?;
-            match k.cmp(&key) {
+            match after_bracket(mid).cmp(key.as_bytes()) {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
-                std::cmp::Ordering::Equal => return serde_json::from_str(facts).ok(),
+                std::cmp::Ordering::Equal => {
+                    let (k, facts) = self.entry(mid)?;
+                    return (k == key).then(|| serde_json::from_str(facts).ok())?;
+                }
             }
         }
         None
