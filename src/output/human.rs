@@ -389,23 +389,27 @@ fn render(
         );
     };
     if !human.color {
-        let (text, start, len) = label(shown, f);
         let mark = out.len();
-        let drawn = plain::render(
-            out,
-            &r.name,
-            &text,
-            &f.diagnostic,
-            (start, len),
-            &human.wrapping,
-        );
-        if drawn.is_some() {
+        if draw_by_hand(out, &r.name, shown, f, &human.wrapping).is_some() {
             return Ok(());
         }
         out.truncate(mark);
     }
     let report = build(&r.name, shown, f);
     human.handler.render_report(out, &report)
+}
+
+/// One finding drawn by [`plain`], appended to `out`; `None` when miette must draw it (`out` then
+/// holds a part of it).
+fn draw_by_hand(
+    out: &mut String,
+    name: &str,
+    shown: &Shown,
+    f: &Finding,
+    wrapping: &plain::Wrapping,
+) -> Option<()> {
+    let (text, start, len) = label(shown, f);
+    plain::render(out, name, &text, &f.diagnostic, (start, len), wrapping)
 }
 
 fn build(name: &str, shown: &Shown, f: &Finding) -> Report {
@@ -604,17 +608,8 @@ mod tests {
                     human.handler.render_report(&mut theirs, &report).unwrap();
                     total += 1;
                     // The run's own wrapping: texts met before come from what it remembers.
-                    let (text, start, len) = label(&shown, f);
                     let mut ours = String::new();
-                    let drawn = plain::render(
-                        &mut ours,
-                        &r.name,
-                        &text,
-                        &f.diagnostic,
-                        (start, len),
-                        &human.wrapping,
-                    );
-                    if drawn.is_some() {
+                    if draw_by_hand(&mut ours, &r.name, &shown, f, &human.wrapping).is_some() {
                         assert_eq!(ours, theirs, "{} at width {width}", r.name);
                         by_hand += 1;
                     }
@@ -721,17 +716,9 @@ mod tests {
             let report = build("x.yaml", &shown, &f);
             let mut theirs = String::new();
             human.handler.render_report(&mut theirs, &report).unwrap();
-            let (text, start, len) = label(&shown, &f);
             let mut ours = String::new();
-            let drawn = plain::render(
-                &mut ours,
-                "x.yaml",
-                &text,
-                &f.diagnostic,
-                (start, len),
-                &plain::Wrapping::new(width),
-            );
-            if drawn.is_some() {
+            let wrapping = plain::Wrapping::new(width);
+            if draw_by_hand(&mut ours, "x.yaml", &shown, &f, &wrapping).is_some() {
                 assert_eq!(ours, theirs, "{message:?} at width {width}");
                 by_hand += 1;
             }
