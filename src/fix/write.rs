@@ -349,7 +349,7 @@ fn write_file(
     flushed(&target);
     // The same file (not one renamed over it meanwhile), with the same text.
     let still = std::fs::metadata(&target).map_err(doing("read metadata"))?;
-    if !same_file(&meta, &still) || std::fs::read(&target).map_err(doing("re-read"))? != original {
+    if !same_file(&meta, &still) || !holds(&target, original).map_err(doing("re-read"))? {
         return Err(WriteError::Changed);
     }
     tmp.persist(&target)
@@ -357,6 +357,29 @@ fn write_file(
     // The rename is made durable with the run's others in this directory (`Writer::finish`).
     lock(&writer.unflushed).insert(dir.to_path_buf());
     Ok(())
+}
+
+/// Whether the file at `path` holds exactly `expected`, read a block at a time: the threads that
+/// write (sixteen of them) would otherwise each take a copy of every file onto heaps of their own.
+fn holds(path: &Path, expected: &[u8]) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut block = [0u8; 8192];
+    let mut at = 0;
+    loop {
+        let n = match file.read(&mut block) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if n == 0 {
+            return Ok(at == expected.len());
+        }
+        if expected.get(at..at + n) != Some(&block[..n]) {
+            return Ok(false);
+        }
+        at += n;
+    }
 }
 
 #[cfg(unix)]
@@ -591,6 +614,27 @@ mod tests {
         );
         writer.finish();
         assert!(lock(&writer.unflushed).is_empty());
+    }
+
+    /// The re-read before the rename tells a file from its text however they differ: in a later
+    /// block, by a byte more or less at the end.
+    #[test]
+    fn a_file_holds_its_text_only_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.yaml");
+        let text: Vec<u8> = (0..20_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(&path, &text).unwrap();
+        assert!(holds(&path, &text).unwrap());
+        assert!(!holds(&path, &text[..text.len() - 1]).unwrap());
+        let mut longer = text.clone();
+        longer.push(b'\n');
+        assert!(!holds(&path, &longer).unwrap());
+        let mut changed = text.clone();
+        changed[17_000] = b'#';
+        assert!(!holds(&path, &changed).unwrap());
+        std::fs::write(&path, "").unwrap();
+        assert!(holds(&path, b"").unwrap());
+        assert!(!holds(&path, b"x").unwrap());
     }
 
     #[test]
