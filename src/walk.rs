@@ -38,6 +38,14 @@ pub fn repository_root(dir: &Path) -> Option<PathBuf> {
         .map(Path::to_path_buf)
 }
 
+/// The directory a file is in, `.` for a bare name.
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
 /// [`repository_root`] for many directories, each directory looked at once: pre-commit names
 /// hundreds of files, and their directories share all but their last few components (a lookup
 /// per file was five `.git` checks each on the shared corpus).
@@ -103,10 +111,7 @@ impl RealPaths {
         let (Some(name), false) = (path.file_name(), meta.is_symlink()) else {
             return std::fs::canonicalize(path).ok();
         };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
+        let dir = dir_of(path);
         let real = self
             .0
             .entry(dir.to_path_buf())
@@ -162,10 +167,7 @@ impl Bounds {
 
 /// Whether the link at `path` leads to a file in or below its own directory.
 fn beside(path: &Path) -> bool {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = dir_of(path);
     match (std::fs::canonicalize(dir), std::fs::canonicalize(path)) {
         (Ok(dir), Ok(real)) => real.starts_with(dir),
         _ => false,
@@ -236,10 +238,7 @@ pub fn collect(paths: &[String], skip_vendored: impl Fn(&Path) -> bool) -> Walke
                 let chart = if link {
                     chart_of(&path, 1)
                 } else {
-                    let dir = match path.parent() {
-                        Some(d) if !d.as_os_str().is_empty() => d,
-                        _ => Path::new("."),
-                    };
+                    let dir = dir_of(&path);
                     charts
                         .entry(dir.to_path_buf())
                         .or_insert_with(|| chart_of(dir, 0))

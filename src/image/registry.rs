@@ -1429,8 +1429,12 @@ impl SnapshotText {
                 std::cmp::Ordering::Less => low = mid + 1,
                 std::cmp::Ordering::Greater => high = mid,
                 std::cmp::Ordering::Equal => {
+                    // A damaged line is never read as another image's.
                     let (k, facts) = self.entry(mid)?;
-                    return (k == key).then(|| serde_json::from_str(facts).ok())?;
+                    if k != key {
+                        return None;
+                    }
+                    return serde_json::from_str(facts).ok();
                 }
             }
         }

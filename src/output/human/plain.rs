@@ -126,11 +126,10 @@ fn snippet(
     (start, len): (usize, usize),
     label: &str,
 ) -> Option<()> {
-    let src = &text.0;
-    if start > src.text.len() || src.line_range(src.line_index(start)).len() > super::LONG_LINE {
+    let around = text.around(start, len)?;
+    if text.0.line_range(around.line).len() > super::LONG_LINE {
         return None;
     }
-    let around = text.around(start, len)?;
     let data = around.data;
     if !data
         .bytes()
